@@ -1,0 +1,3 @@
+"""fsm-runner: mobile UI tests as explicit finite-state machines."""
+
+__all__: list[str] = []

@@ -1,0 +1,3 @@
+"""Machine definitions: the standard UI-test machine and the Demo Shop machines."""
+
+__all__: list[str] = []
