@@ -114,6 +114,9 @@ class PlanDecision:
 
 
 class Planner(Protocol):
+    #: False when the planner ignores the screen (scripted), so the engine skips rendering it.
+    needs_screen: bool
+
     async def plan(self, view: PlannerView) -> PlanDecision:
         """Return ONE next step with its expected states, or done."""
         ...
@@ -192,6 +195,9 @@ class ExecutionResult:
     layer: Layer | None = None
     settle_observations: int = 0
     after: Observation | None = None
+    #: True when the action may have taken effect although it did not report success
+    #: (a lost acknowledgement): the engine verifies instead of repeating it.
+    maybe_applied: bool = False
 
 
 class Executor(Protocol):
@@ -289,3 +295,15 @@ class Healer(Protocol):
     async def heal(self, view: HealerView) -> HealDecision:
         """Classify the failure into one layer and decide what to do."""
         ...
+
+
+@attrs.frozen
+class Roles:
+    """The role implementations one run uses; only the CLI and machine definitions pick them."""
+
+    observer: Observer
+    planner: Planner
+    locator: Locator
+    executor: Executor
+    validator: Validator
+    healer: Healer

@@ -136,9 +136,7 @@ CHINESE_NUMERALS: dict[str, int] = {
 }
 
 #: Chinese ordinal phrases: 第二个, 第3个, 最后一个, 最后的.
-CHINESE_ORDINAL = re.compile(
-    r"第\s*([一二两三四五六七八九十]|\d+)\s*[个項项条行颗只]?|最后(?:一个|一项|一条|的)?"
-)
+CHINESE_ORDINAL = re.compile(r"第\s*([一二两三四五六七八九十]|\d+)\s*[个項项条行颗只]?|最后(?:一个|一项|一条|的)?")
 
 #: State word -> (element flag, wanted value).
 STATE_WORDS: dict[str, tuple[str, bool]] = {

@@ -63,8 +63,7 @@ class RuleLocator:
     def _location(self, ranked: list[_Match], target: Target, screen: Screen) -> Location:
         top = ranked[: self.top_k]
         candidates = tuple(
-            Candidate(m.element.element_id, m.element.bounds, round(m.score, 3), m.reason, m.element.label)
-            for m in top
+            Candidate(m.element.element_id, m.element.bounds, round(m.score, 3), m.reason, m.element.label) for m in top
         )
         return Location(candidates, reason=f"understood {target.describe()}")
 
@@ -103,16 +102,12 @@ class RuleLocator:
                 by_id[match.element.element_id] = match
         return list(by_id.values())
 
-    def _relate(
-        self, target: Target, matches: list[_Match], visible: list[Element], screen: Screen
-    ) -> list[_Match]:
+    def _relate(self, target: Target, matches: list[_Match], visible: list[Element], screen: Screen) -> list[_Match]:
         anchor_target = parse_target(target.anchor or "")
         if anchor_target.label:
             anchor_target = attrs.evolve(anchor_target, roles=frozenset())
         anchors = [
-            m
-            for m in (_score(anchor_target, e) for e in visible)
-            if m is not None and m.score >= self.min_score
+            m for m in (_score(anchor_target, e) for e in visible) if m is not None and m.score >= self.min_score
         ]
         if not anchors:
             return []
@@ -122,8 +117,7 @@ class RuleLocator:
         related: list[tuple[float, _Match]] = []
         for match in matches:
             distance = min(
-                _relation_distance(target.relation or "", match.element, a.element, screen, ids)
-                for a in anchors
+                _relation_distance(target.relation or "", match.element, a.element, screen, ids) for a in anchors
             )
             if distance is not None and distance != float("inf"):
                 related.append((distance, match))
@@ -143,11 +137,7 @@ class RuleLocator:
         best: _Match | None = None
         for element in hidden:
             match = _score(target, element)
-            if (
-                match is not None
-                and match.score >= self.min_score
-                and (best is None or match.score > best.score)
-            ):
+            if match is not None and match.score >= self.min_score and (best is None or match.score > best.score):
                 best = match
         what = target.describe()
         if best is None:
@@ -342,9 +332,7 @@ def _row_of(anchor: Element, screen: Screen, candidate_ids: set[str]) -> Element
         if parent is None:
             return None
         inside = [
-            e
-            for e in screen.elements
-            if e.element_id in candidate_ids and parent.bounds.contains(*e.bounds.center)
+            e for e in screen.elements if e.element_id in candidate_ids and parent.bounds.contains(*e.bounds.center)
         ]
         if len(inside) == 1:
             return parent

@@ -93,10 +93,7 @@ def parse_target(description: str) -> Target:
     """Take a description apart; an unparseable one becomes a plain label."""
     text = fold(description)
     relation, anchor, text = _split_relation(text)
-    if any(is_cjk(c) for c in text):
-        target = _parse_chinese(description, text)
-    else:
-        target = _parse_english(description, text)
+    target = _parse_chinese(description, text) if any(is_cjk(c) for c in text) else _parse_english(description, text)
     if relation:
         target = attrs.evolve(target, relation=relation, anchor=anchor)
     return target
@@ -191,9 +188,7 @@ def _parse_chinese(original: str, text: str) -> Target:
     for word in sorted(STATE_WORDS, key=len, reverse=True):
         if not any(is_cjk(c) for c in word) or word not in rest:
             continue
-        if word in CHINESE_STATE_BEFORE_ROLE and not re.search(
-            re.escape(word) + r"的?(开关|复选框|勾选框|选项)", rest
-        ):
+        if word in CHINESE_STATE_BEFORE_ROLE and not re.search(re.escape(word) + r"的?(开关|复选框|勾选框|选项)", rest):
             continue
         states.append(STATE_WORDS[word])
         rest = rest.replace(word, "", 1)

@@ -127,9 +127,7 @@ def login_screen(*, keyboard: bool = False, username: str = "", password: str = 
     windows = [Window(0, WindowKind.APP, APP, Bounds(0, 0, 1080, 2400))]
     if keyboard:
         windows.append(
-            Window(
-                1, WindowKind.KEYBOARD, "com.google.android.inputmethod.latin", Bounds(0, 1500, 1080, 2400)
-            )
+            Window(1, WindowKind.KEYBOARD, "com.google.android.inputmethod.latin", Bounds(0, 1500, 1080, 2400))
         )
         elements.append(
             el(
@@ -252,9 +250,7 @@ def settings_screen(*, notifications: bool = True, dark: bool = False) -> Screen
             text="Delete account",
             clickable=True,
         ),
-        el(
-            "search", "android.widget.ImageView", (900, 100, 1020, 220), content_desc="Search", clickable=True
-        ),
+        el("search", "android.widget.ImageView", (900, 100, 1020, 220), content_desc="Search", clickable=True),
         el(
             "tab_home",
             "android.widget.TextView",
