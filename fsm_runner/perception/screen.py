@@ -77,6 +77,9 @@ class Element:
     set when several visible elements share role and label ("row 2" means the
     second of them from the top). ``context`` is the label of the row or card
     that contains the element, used for phrases like "Delete in the row with Milk".
+    ``merged`` marks a label whose text was folded into its clickable container
+    ``parent_id`` (compact views do not repeat it). ``occluded_by`` names the kind
+    of the higher window whose bounds cover the element's centre ("keyboard").
     """
 
     element_id: str
@@ -106,6 +109,8 @@ class Element:
     parent_id: str | None = None
     ordinal: int | None = None
     context: str = ""
+    merged: bool = False
+    occluded_by: str = ""
 
     @property
     def interactive(self) -> bool:
