@@ -145,7 +145,9 @@ def connect(server: AdbServer, daemon: SimDaemon, *, timeout: float = 10.0) -> s
     serial = daemon.address
     result = server.adb("connect", serial, timeout=timeout)
     text = result.stdout.decode(errors="replace")
-    if "connected to" not in text:
+    # a first connection to a daemon with auth on reports "failed to authenticate" while the key
+    # is offered; the daemon accepts it at once, like a user tapping "Allow", so keep waiting
+    if "connected to" not in text and "failed to authenticate" not in text:
         raise RuntimeError(f"adb connect {serial} failed: {text} {result.stderr.decode(errors='replace')}")
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:

@@ -269,10 +269,12 @@ class AdbTransport:
                     raise MalformedPacketError("unexpected packet during AUTH", serial=self._serial)
                 if packet.arg0 == AUTH_SIGNATURE:
                     if any(verify_signature(key, token, packet.data) for key in self.daemon.trusted_keys):
+                        self.daemon.auth_history.append("signature")
                         return
                     break
                 if packet.arg0 == AUTH_RSAPUBLICKEY:
                     self.daemon.trusted_keys.add(packet.data.rstrip(b"\0"))
+                    self.daemon.auth_history.append("public_key")
                     return
                 raise MalformedPacketError(f"AUTH type {packet.arg0}", serial=self._serial)
 
@@ -342,6 +344,8 @@ class AdbDaemon:
         self.port = port
         self.auth = auth
         self.trusted_keys: set[bytes] = set()
+        #: How each authenticated connection got in: "signature" or "public_key".
+        self.auth_history: list[str] = []
         self._server: asyncio.Server | None = None
         self._transports: set[AdbTransport] = set()
         self._handlers: set[asyncio.Task[None]] = set()
