@@ -121,8 +121,7 @@ class AdbDevice:
         state = states[self._serial]
         if state != "device":
             raise DeviceOfflineError(
-                f"device is {state!r}, not ready; reconnect it (adb reconnect) "
-                "or accept the USB debugging prompt",
+                f"device is {state!r}, not ready; reconnect it (adb reconnect) or accept the USB debugging prompt",
                 serial=self._serial,
             )
         self._checked = True
@@ -193,9 +192,7 @@ class AdbDevice:
     async def long_press(self, x: int, y: int, duration_ms: int = 800) -> None:
         command = f"input swipe {int(x)} {int(y)} {int(x)} {int(y)} {int(duration_ms)}"
         if duration_ms < 1:
-            raise InvalidActionError(
-                "a long press needs duration_ms >= 1", serial=self._serial, command=command
-            )
+            raise InvalidActionError("a long press needs duration_ms >= 1", serial=self._serial, command=command)
         await self._check_point(x, y, command)
         await self._action(command)
 
@@ -321,9 +318,7 @@ class AdbDevice:
             if rotation is not None:
                 self._rotation = rotation
                 return rotation
-        raise DeviceError(
-            "neither dumpsys display nor dumpsys input reported a rotation", serial=self._serial
-        )
+        raise DeviceError("neither dumpsys display nor dumpsys input reported a rotation", serial=self._serial)
 
     async def window_size(self) -> WindowSize:
         """The size in the current rotation; the natural size is asked once, rotation refreshed by dumps."""

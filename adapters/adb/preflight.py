@@ -92,8 +92,7 @@ async def run_preflight(shell: RunShell, *, serial: str, package: str) -> Prefli
         version = parse_version_name((await shell(f"dumpsys package {package}", _TIMEOUT)).output)
     else:
         problems.append(
-            f"package {package!r} is not installed: install the app (adb install APK) "
-            "or fix the machine's package name"
+            f"package {package!r} is not installed: install the app (adb install APK) or fix the machine's package name"
         )
 
     animations_off, previous = await _animations_off(shell)

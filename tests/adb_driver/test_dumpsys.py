@@ -54,9 +54,7 @@ def test_rotation_is_read_from_display_or_input_dumps(text: str, rotation: int |
 
 
 def test_focus_comes_from_current_focus_with_the_full_activity_name() -> None:
-    assert parse_focus(DUMPSYS_WINDOW) == AppInfo(
-        "com.example.demoshop", "com.example.demoshop.LoginActivity"
-    )
+    assert parse_focus(DUMPSYS_WINDOW) == AppInfo("com.example.demoshop", "com.example.demoshop.LoginActivity")
 
 
 def test_focus_falls_back_to_focused_app_and_expands_short_activity_names() -> None:
@@ -64,9 +62,7 @@ def test_focus_falls_back_to_focused_app_and_expands_short_activity_names() -> N
         "  mCurrentFocus=Window{11 u0 NotificationShade}\n"
         "  mFocusedApp=ActivityRecord{22 u0 com.android.launcher3/.uioverrides.QuickstepLauncher t1}\n"
     )
-    assert parse_focus(text) == AppInfo(
-        "com.android.launcher3", "com.android.launcher3.uioverrides.QuickstepLauncher"
-    )
+    assert parse_focus(text) == AppInfo("com.android.launcher3", "com.android.launcher3.uioverrides.QuickstepLauncher")
     assert parse_focus("mCurrentFocus=null\n") is None
 
 
