@@ -1,0 +1,56 @@
+from __future__ import annotations
+
+import asyncio
+from typing import cast
+
+import pytest
+
+from adapters.base import Device, Dump
+from fsm_runner.errors import PerceptionError
+from fsm_runner.perception import DumpObserver, parse_dump
+from tests.perception.shop_screens import cart
+
+PNG = b"\x89PNG\r\n\x1a\nfake"
+
+
+class DumpingDevice:
+    """Answers dumps from a script; counts screenshots (only the two calls the observer makes)."""
+
+    serial = "test-1"
+
+    def __init__(self, *outputs: str) -> None:
+        self.outputs = list(outputs)
+        self.screenshots = 0
+
+    async def dump_hierarchy(self, *, timeout: float = 20.0) -> Dump:
+        return Dump(xml=self.outputs.pop(0), latency_ms=42.5, attempts=2)
+
+    async def screenshot(self) -> bytes:
+        self.screenshots += 1
+        return PNG
+
+
+def test_observe_parses_the_dump_and_records_where_it_came_from() -> None:
+    device = DumpingDevice(cart())
+    observer = DumpObserver(now=lambda: 1234.5)
+    observation = asyncio.run(observer.observe(cast(Device, device), 7))
+    assert observation.index == 7
+    assert observation.at == 1234.5
+    assert observation.xml == cart()
+    assert observation.screen == parse_dump(cart())
+    assert (observation.dump_latency_ms, observation.dump_attempts) == (42.5, 2)
+    assert observation.screenshot is None
+    assert device.screenshots == 0
+
+
+def test_observe_takes_a_screenshot_only_when_asked() -> None:
+    device = DumpingDevice(cart())
+    observation = asyncio.run(DumpObserver(screenshots=True, now=lambda: 0.0).observe(cast(Device, device), 1))
+    assert observation.screenshot == PNG
+    assert device.screenshots == 1
+
+
+def test_an_unreadable_dump_raises_a_perception_error() -> None:
+    device = DumpingDevice("ERROR: could not get idle state.")
+    with pytest.raises(PerceptionError, match="error instead of a hierarchy"):
+        asyncio.run(DumpObserver(now=lambda: 0.0).observe(cast(Device, device), 1))
