@@ -118,8 +118,15 @@ class SimPhone:
     def faults(self) -> Faults:
         return self.injector.faults
 
+    @faults.setter
+    def faults(self, faults: Faults) -> None:
+        """Switch fault settings mid-run; the seeded random stream carries on."""
+        self.injector.faults = faults
+
     @property
     def fault_log(self) -> list[FaultEvent]:
+        """Faults that fired so far, timers due by now included (never offline)."""
+        self.timers.run_due()
         return self.injector.log
 
     @property
