@@ -40,7 +40,7 @@ def test_switch_pixels_change_with_its_checked_state(clock: FakeClock) -> None:
     d.login()
     d.tap(rid="settings_button")
     switch = d.find(rid="switch_save_payment")
-    x1, y1, x2, y2 = parse_bounds(switch.attrib["bounds"])
+    _x1, y1, x2, y2 = parse_bounds(switch.attrib["bounds"])
     track = (x2 - 140, y1, x2, y2)
     off = picture(d).crop(track)
     d.tap(rid="switch_save_payment")
