@@ -6,6 +6,7 @@ value, checked at construction so that a bad machine fails before it runs.
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from enum import StrEnum
 
 import attrs
@@ -75,6 +76,28 @@ VALUE_CHECKS = frozenset(
 )
 
 
+def _action(value: str | Action) -> Action:
+    try:
+        return Action(value)
+    except ValueError:
+        raise DefinitionError(
+            f"action {value!r} is not in the whitelist",
+            field="step.action",
+            fix=f"use one of {', '.join(a.value for a in Action)}",
+        ) from None
+
+
+def _check(value: str | Check) -> Check:
+    try:
+        return Check(value)
+    except ValueError:
+        raise DefinitionError(
+            f"expected-state kind {value!r} is not known",
+            field="expect.check",
+            fix=f"use one of {', '.join(c.value for c in Check)}",
+        ) from None
+
+
 @attrs.frozen
 class Expect:
     """One expected state. ``negate`` makes it a "must not" check.
@@ -85,7 +108,7 @@ class Expect:
     judged by the LLM validator fallback only.
     """
 
-    check: Check = attrs.field(converter=Check)
+    check: Check = attrs.field(converter=_check)
     target: str | None = None
     value: str | None = None
     negate: bool = False
@@ -129,6 +152,14 @@ class Expect:
         return " ".join(words)
 
 
+def _expects(items: Iterable[Expect]) -> tuple[Expect, ...]:
+    return tuple(items)
+
+
+def _pairs(items: Iterable[tuple[str, str]]) -> tuple[tuple[str, str], ...]:
+    return tuple((str(a), str(b)) for a, b in items)
+
+
 def _positive(_: object, attribute: attrs.Attribute[float], value: float) -> None:
     if value <= 0:
         raise DefinitionError(
@@ -148,14 +179,14 @@ class Step:
     ``machine`` names a sub-machine for ``Action.RUN_MACHINE``.
     """
 
-    action: Action = attrs.field(converter=Action)
+    action: Action = attrs.field(converter=_action)
     target: str | None = None
     value: str | None = None
-    expect: tuple[Expect, ...] = attrs.field(default=(), converter=tuple)
+    expect: tuple[Expect, ...] = attrs.field(default=(), converter=_expects)
     timeout_s: float = attrs.field(default=10.0, validator=_positive)
     high_risk: bool = False
     intent: str = ""
-    remember: tuple[tuple[str, str], ...] = attrs.field(default=(), converter=tuple)
+    remember: tuple[tuple[str, str], ...] = attrs.field(default=(), converter=_pairs)
     machine: str | None = None
 
     def __attrs_post_init__(self) -> None:

@@ -1,0 +1,92 @@
+"""Run events: one dict per event, dotted names, emitted through structlog.
+
+The library only emits (``structlog.get_logger``) and binds ``run_id`` and
+``step`` through ``structlog.contextvars``; it never configures structlog.
+Entry points (the CLI, the pytest plugin) call :func:`configure` to write
+each run's events as JSON lines to its own ``events.jsonl``.
+
+Schema: every event has ``event`` (dotted name), ``schema`` (the version
+below), ``run_id``, ``ts`` (the run clock) and ``step`` once a step exists;
+the rest depends on the name and is documented in docs/events.md.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+import threading
+from collections.abc import MutableMapping
+from pathlib import Path
+from typing import Any, TextIO
+
+import structlog
+
+EVENT_SCHEMA_VERSION = 1
+
+_logger = structlog.get_logger("fsm_runner")
+
+
+def emit(event: str, **fields: Any) -> None:
+    """Emit one event; ``fields`` must be JSON-serializable and hold no secret."""
+    _logger.info(event, schema=EVENT_SCHEMA_VERSION, **fields)
+
+
+class RunFiles:
+    """A structlog processor that appends each event to the ``events.jsonl`` of its run.
+
+    An event is routed by its ``run_dir`` key (bound by the engine through
+    contextvars when the run has a directory) and the key is removed. Lines
+    are flushed at once, so a run killed halfway leaves every event up to then.
+    """
+
+    def __init__(self) -> None:
+        self._files: dict[str, TextIO] = {}
+        self._lock = threading.Lock()
+
+    def __call__(self, _: Any, __: str, event_dict: MutableMapping[str, Any]) -> MutableMapping[str, Any]:
+        run_dir = event_dict.pop("run_dir", None)
+        if run_dir:
+            line = json.dumps(dict(event_dict), ensure_ascii=False, default=str)
+            with self._lock:
+                handle = self._files.get(run_dir)
+                if handle is None:
+                    path = Path(run_dir) / "events.jsonl"
+                    path.parent.mkdir(parents=True, exist_ok=True)
+                    handle = self._files[run_dir] = path.open("a", encoding="utf-8")
+                handle.write(line + "\n")
+                handle.flush()
+        return event_dict
+
+    def close(self, run_dir: str | None = None) -> None:
+        """Close one run's file, or all of them."""
+        with self._lock:
+            names = [run_dir] if run_dir else list(self._files)
+            for name in names:
+                handle = self._files.pop(name, None)
+                if handle:
+                    handle.close()
+
+
+RUN_FILES = RunFiles()
+
+
+def _drop(_: Any, __: str, event_dict: MutableMapping[str, Any]) -> MutableMapping[str, Any]:
+    raise structlog.DropEvent
+
+
+def configure(*, echo: bool = False) -> None:
+    """Configure structlog for an entry point: events go to their run's ``events.jsonl``.
+
+    With ``echo`` they are also printed to stderr as JSON lines. Called by the
+    CLI and the pytest plugin, never by the library itself.
+    """
+    processors: list[Any] = [structlog.contextvars.merge_contextvars, RUN_FILES]
+    if echo:
+        processors.append(structlog.processors.JSONRenderer())
+    else:
+        processors.append(_drop)
+    structlog.configure(
+        processors=processors,
+        logger_factory=structlog.PrintLoggerFactory(file=sys.stderr),
+        cache_logger_on_first_use=False,
+    )

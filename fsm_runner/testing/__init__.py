@@ -1,0 +1,19 @@
+"""Tools to test machines and the engine: scripted roles, an in-memory device, strategies, a harness."""
+
+from fsm_runner.testing.device import MemoryDevice
+from fsm_runner.testing.harness import InvariantBroken, check_machine, terminal_absorbs
+from fsm_runner.testing.roles import RoleAnswers, ScriptedFault, ScriptedRoles, screen_with_fingerprint
+from fsm_runner.testing.strategies import budgets, role_answers
+
+__all__ = [
+    "InvariantBroken",
+    "MemoryDevice",
+    "RoleAnswers",
+    "ScriptedFault",
+    "ScriptedRoles",
+    "budgets",
+    "check_machine",
+    "role_answers",
+    "screen_with_fingerprint",
+    "terminal_absorbs",
+]
