@@ -15,6 +15,7 @@ import unicodedata
 ROLE_WORDS: dict[str, frozenset[str]] = {
     "button": frozenset({"button"}),
     "btn": frozenset({"button"}),
+    "key": frozenset({"button"}),
     "field": frozenset({"field"}),
     "input": frozenset({"field"}),
     "textbox": frozenset({"field"}),
@@ -285,6 +286,10 @@ def words(text: str) -> list[str]:
             run += char
         if run:
             out.append(run)
+    if not out:
+        # A label made only of symbols ("+", "-", "…") is still a label.
+        symbols = fold(text).replace(" ", "")
+        return [symbols] if symbols else []
     return out
 
 

@@ -70,7 +70,6 @@ class RuleLocator:
     def _rank(self, target: Target, screen: Screen) -> list[_Match]:
         visible = [e for e in screen.visible_elements()]
         matches = self._matches(target, visible, screen)
-        matches = [m for m in matches if _satisfies(m.element, target.states)]
         if not matches:
             return []
         if target.relation and target.anchor:
@@ -85,7 +84,7 @@ class RuleLocator:
         by_id: dict[str, _Match] = {}
         for element in elements:
             match = _score(target, element)
-            if match is None or match.score < self.min_score:
+            if match is None or match.score < self.min_score or not _satisfies(element, target.states):
                 continue
             if match.role_mismatch and target.roles & _CONTROL_ROLES:
                 match = _control_for_label(match, elements, target.roles) or match
@@ -114,15 +113,16 @@ class RuleLocator:
         best_anchor = max(a.score for a in anchors)
         anchors = [a for a in anchors if a.score >= best_anchor - ORDINAL_BAND]
         ids = {m.element.element_id for m in matches}
+        anchor_label = anchor_target.label or target.anchor or ""
         related: list[tuple[float, _Match]] = []
         for match in matches:
             distance = min(
-                _relation_distance(target.relation or "", match.element, a.element, screen, ids) for a in anchors
+                _relation_distance(target.relation or "", match.element, a.element, screen, ids, anchor_label)
+                for a in anchors
             )
-            if distance is not None and distance != float("inf"):
+            if distance != float("inf"):
                 related.append((distance, match))
         related.sort(key=lambda dm: (dm[0], -dm[1].score))
-        anchor_label = anchor_target.label or target.anchor
         return [
             attrs.evolve(
                 m,
@@ -186,8 +186,10 @@ def _label_score(target: Target, text: str) -> float:
     folded = fold(text)
     if not folded or not target.label:
         return 0.0
-    if folded == target.label or "".join(words(folded)) == "".join(target.label_words):
+    if folded == target.label:
         return 1.0
+    if "".join(words(folded)) == "".join(target.label_words):
+        return 0.98
     if target.exact:
         return 0.0
     name_words = words(folded)
@@ -228,7 +230,7 @@ def _satisfies(element: Element, states: tuple[tuple[str, bool], ...]) -> bool:
 def _to_container(match: _Match, screen: Screen, target: Target) -> _Match:
     """A plain label inside a clickable container stands for the container."""
     element = match.element
-    if element.interactive or element.role == "field":
+    if element.clickable or element.long_clickable or element.scrollable or "field" in _roles(element):
         return match
     limit = screen.width * screen.height * _CONTAINER_MAX_SHARE
     parent_id = element.parent_id
@@ -300,14 +302,14 @@ def _center_gap(a: Element, b: Element) -> tuple[int, int]:
 
 
 def _relation_distance(
-    relation: str, element: Element, anchor: Element, screen: Screen, candidate_ids: set[str]
+    relation: str, element: Element, anchor: Element, screen: Screen, candidate_ids: set[str], anchor_label: str
 ) -> float:
     if element.element_id == anchor.element_id:
         return float("inf")
     dx, dy = _center_gap(element, anchor)
     eb, ab = element.bounds, anchor.bounds
     if relation == "row":
-        if anchor.context and fold(anchor.context) == fold(element.context) and element.context:
+        if anchor_label and anchor_label in fold(element.context):
             return dx * 0.001
         row = _row_of(anchor, screen, candidate_ids)
         if row is not None:
@@ -325,8 +327,8 @@ def _relation_distance(
 
 
 def _row_of(anchor: Element, screen: Screen, candidate_ids: set[str]) -> Element | None:
-    """The smallest ancestor of the anchor holding exactly one candidate: its row or card."""
-    parent_id = anchor.parent_id
+    """The anchor or its smallest ancestor holding exactly one candidate: its row or card."""
+    parent_id: str | None = anchor.element_id
     while parent_id is not None:
         parent = screen.element(parent_id)
         if parent is None:
@@ -351,10 +353,12 @@ def _window_kind(screen: Screen, element: Element) -> WindowKind | None:
 
 def _cover_name(screen: Screen, element: Element) -> str:
     x, y = element.bounds.center
-    covering = [w for w in screen.windows if w.index > element.window and w.bounds.contains(x, y)]
+    covering = [w.kind for w in screen.windows if w.index > element.window and w.bounds.contains(x, y)]
+    if element.occluded_by in {k.value for k in WindowKind}:
+        covering.append(WindowKind(element.occluded_by))
     if not covering:
         return "another element"
-    kind = covering[-1].kind
+    kind = covering[-1]
     return {
         WindowKind.KEYBOARD: "the keyboard",
         WindowKind.DIALOG: "a dialog",
