@@ -2,6 +2,7 @@
 
 from adapters.sim.demo_shop import PACKAGE as DEMO_SHOP_PACKAGE
 from adapters.sim.demo_shop import Address, CartItem, Order, ShopState
+from adapters.sim.device import Latency, SimDevice
 from adapters.sim.faults import FaultEvent, Faults
 from adapters.sim.phone import DumpOutcome, SimPhone
 
@@ -12,7 +13,9 @@ __all__ = [
     "DumpOutcome",
     "FaultEvent",
     "Faults",
+    "Latency",
     "Order",
     "ShopState",
+    "SimDevice",
     "SimPhone",
 ]

@@ -109,6 +109,11 @@ class SimPhone:
         }
 
     @property
+    def clock(self) -> Callable[[], float]:
+        """The injected clock this phone keeps time with."""
+        return self._now
+
+    @property
     def shop(self) -> ShopState:
         """Demo Shop's server state, with every timer due by now already run (never offline)."""
         self.timers.run_due()
