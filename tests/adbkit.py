@@ -201,6 +201,7 @@ class RawAdbConnection:
 
     def __init__(self, port: int, *, timeout: float = 5.0) -> None:
         self.sock = socket.create_connection(("127.0.0.1", port), timeout=timeout)
+        self.sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
 
     def close(self) -> None:
         self.sock.close()
