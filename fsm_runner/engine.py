@@ -12,7 +12,7 @@ import inspect
 import itertools
 import uuid
 from collections.abc import Awaitable, Callable, Mapping
-from typing import Any
+from typing import Any, Protocol
 
 import attrs
 import structlog
@@ -69,6 +69,25 @@ _ROLE_OF_STATE: Mapping[str, str] = {
 Trigger = tuple[str, dict[str, Any]]
 
 
+class RunRecorder(Protocol):
+    """Receives a run's evidence as it happens (the run directory writer implements it).
+
+    Calls never change the run; an exception raised here is logged and ignored.
+    """
+
+    def observation(self, observation: Observation) -> None:
+        """One observation (dump, and screenshot when taken), in order."""
+        ...
+
+    def step(self, record: StepRecord) -> None:
+        """One finished step record (passed, skipped or failed)."""
+        ...
+
+    def finish(self, result: RunResult) -> None:
+        """The verdict; no call follows."""
+        ...
+
+
 class _Model:
     """The ``transitions`` model: a plain object whose ``state`` the machine sets."""
 
@@ -118,6 +137,7 @@ class Engine:
         resolve_text: Callable[[str, Mapping[str, str]], str] | None = None,
         loop_window: int = 5,
         loop_repeats: int = 3,
+        recorder: RunRecorder | None = None,
     ) -> None:
         if device is None:
             raise DefinitionError(
@@ -132,6 +152,7 @@ class Engine:
         self.budgets = machine.budgets
         self.values: dict[str, str] = values if values is not None else {}
         self._resolve_text = resolve_text or _substitute
+        self._recorder = recorder
         self._loops = LoopDetector(window=loop_window, repeats=loop_repeats)
         self._model = _Model()
         self._fsm = _TransitionsMachine(
@@ -205,6 +226,7 @@ class Engine:
                 trigger, info = await self._work(self.state)
                 self._fire(trigger, info)
             result = self._result()
+            self._record("finish", result)
             try:
                 await self.device.restore()
             except DeviceError as err:
@@ -221,6 +243,15 @@ class Engine:
                 tokens=result.usage.tokens,
             )
         return result
+
+    def _record(self, kind: str, value: Any) -> None:
+        if self._recorder is None:
+            return
+        try:
+            getattr(self._recorder, kind)(value)
+        except Exception as err:
+            # Evidence must never change a verdict: a broken writer is reported and the run goes on.
+            emit("evidence.failed", ts=self.clock.now(), kind=kind, error=f"{type(err).__name__}: {err}")
 
     def _fire(self, trigger: str, info: dict[str, Any]) -> None:
         src = self.state
@@ -303,6 +334,7 @@ class Engine:
         self._observations += 1
         observation = await self.roles.observer.observe(self.device, self._observations)
         self._latest = observation
+        self._record("observation", observation)
         emit(
             "device.dump",
             ts=self.clock.now(),
@@ -721,6 +753,7 @@ class Engine:
                     children=current.children,
                 )
             )
+            self._record("step", self._records[-1])
             emit("step.end", ts=self.clock.now(), step=current.index, outcome=outcome, heals=len(current.heals))
         self._current = _Current(index=current.index + 1, started_at=self.clock.now())
         self._retries.clear()
