@@ -51,4 +51,9 @@ def extract_xml(text: str) -> str:
     else:
         end = body.rfind(">")
         body = body[: end + 1]
-    return _ILLEGAL_XML_CHARS.sub("", body)
+    return body
+
+
+def without_illegal_chars(xml_text: str) -> str:
+    """``xml_text`` without the control characters XML 1.0 forbids (devices write them in text attributes)."""
+    return _ILLEGAL_XML_CHARS.sub("", xml_text)

@@ -2,16 +2,15 @@
 
 from __future__ import annotations
 
-import base64
 import hashlib
 import re
-import xml.etree.ElementTree as ET
 from collections import defaultdict
+from xml.parsers import expat
 
 import attrs
 
 from fsm_runner.errors import PerceptionError
-from fsm_runner.perception.dump_text import decode_dump, dump_head, extract_xml
+from fsm_runner.perception.dump_text import decode_dump, dump_head, extract_xml, without_illegal_chars
 from fsm_runner.perception.fingerprint import fingerprint
 from fsm_runner.perception.resource_ids import rid_carries_meaning, short_resource_id
 from fsm_runner.perception.role_words import role_word
@@ -29,6 +28,12 @@ _ROW_CONTAINER_ROLES = frozenset({"list"})
 def _parse_bounds(value: str | None) -> Bounds:
     if not value:
         return _NO_BOUNDS
+    parts = value[1:-1].replace("][", ",").split(",")
+    if len(parts) == 4:
+        try:
+            return Bounds(int(parts[0]), int(parts[1]), int(parts[2]), int(parts[3]))
+        except ValueError:
+            pass
     match = _BOUNDS.match(value.strip())
     if match is None:
         return _NO_BOUNDS
@@ -40,8 +45,17 @@ def _intersects(a: Bounds, b: Bounds) -> bool:
     return min(a.x2, b.x2) > max(a.x1, b.x1) and min(a.y2, b.y2) > max(a.y1, b.y1)
 
 
-def _short_hash(key: str) -> str:
-    return base64.b32encode(hashlib.blake2b(key.encode("utf-8", "surrogatepass"), digest_size=5).digest()).decode()
+_BASE32 = "abcdefghijklmnopqrstuvwxyz234567"
+
+
+def _short_id(hex_key: str) -> str:
+    """``e`` and six base32 characters (30 bits) of a hex digest."""
+    value = int(hex_key[:8], 16) >> 2
+    chars = []
+    for _ in range(6):
+        chars.append(_BASE32[value & 31])
+        value >>= 5
+    return "e" + "".join(chars)
 
 
 class _Node:
@@ -68,6 +82,7 @@ class _Node:
         "long_clickable",
         "merged_into",
         "occluded_by",
+        "ordinal",
         "package",
         "parent",
         "password",
@@ -117,6 +132,7 @@ class _Node:
         self.context = ""
         self.merged_into: _Node | None = None
         self.occluded_by = ""
+        self.ordinal: int | None = None
 
     @property
     def own_label(self) -> str:
@@ -127,37 +143,67 @@ class _Node:
         return self.clickable or self.long_clickable
 
 
-def _load_tree(xml_text: str, head: str) -> tuple[list[ET.Element], str]:
+class _TreeBuilder:
+    """Expat callbacks that build ``_Node``s directly (no intermediate element tree)."""
+
+    def __init__(self) -> None:
+        self.nodes: list[_Node] = []
+        self.window_roots: list[_Node] = []
+        self.rotation = "0"
+        self.root_tag = ""
+        self._stack: list[_Node | None] = []
+
+    def start(self, tag: str, attrib: dict[str, str]) -> None:
+        stack = self._stack
+        if not self.root_tag:
+            self.root_tag = tag
+            if tag == "hierarchy":
+                self.rotation = attrib.get("rotation", "0")
+                stack.append(None)
+                return
+        parent = stack[-1] if stack else None
+        if tag != "node" or (stack and parent is None and len(stack) > 1):
+            stack.append(None)
+            return
+        if parent is None:
+            node = _Node(attrib, None, 0, len(self.window_roots))
+            self.window_roots.append(node)
+        else:
+            node = _Node(attrib, parent, parent.depth + 1, parent.window)
+            parent.children.append(node)
+        self.nodes.append(node)
+        stack.append(node)
+
+    def end(self, tag: str) -> None:
+        self._stack.pop()
+
+
+def _expat_tree(xml_text: str) -> _TreeBuilder:
+    builder = _TreeBuilder()
+    parser = expat.ParserCreate()
+    parser.StartElementHandler = builder.start
+    parser.EndElementHandler = builder.end
+    parser.Parse(xml_text, True)
+    return builder
+
+
+def _load_tree(xml_text: str, head: str) -> _TreeBuilder:
     try:
-        root = ET.fromstring(xml_text)
-    except ET.ParseError as err:
+        try:
+            builder = _expat_tree(xml_text)
+        except expat.ExpatError:
+            # Scanning every dump for forbidden control characters costs more than retrying the rare bad one.
+            cleaned = without_illegal_chars(xml_text)
+            if cleaned == xml_text:
+                raise
+            builder = _expat_tree(cleaned)
+    except expat.ExpatError as err:
         raise PerceptionError(f"the hierarchy dump is not well-formed XML ({err})", head=head) from err
     except (ValueError, RecursionError, MemoryError) as err:
         raise PerceptionError(f"the hierarchy dump could not be read ({type(err).__name__})", head=head) from err
-    if root.tag == "node":
-        return [root], "0"
-    if root.tag != "hierarchy":
-        raise PerceptionError(f"the dump's root is <{root.tag}>, not <hierarchy>", head=head)
-    windows = [child for child in root if child.tag == "node"]
-    return windows, root.get("rotation", "0")
-
-
-def _build_nodes(roots: list[ET.Element]) -> tuple[list[_Node], list[_Node]]:
-    """Every node in document order (pre-order) and the window roots, without recursion."""
-    ordered: list[_Node] = []
-    window_roots: list[_Node] = []
-    for window, root in enumerate(roots):
-        top = _Node(dict(root.attrib), None, 0, window)
-        window_roots.append(top)
-        stack: list[tuple[ET.Element, _Node]] = [(root, top)]
-        while stack:
-            element, node = stack.pop()
-            ordered.append(node)
-            children = [child for child in element if child.tag == "node"]
-            built = [_Node(dict(child.attrib), node, node.depth + 1, window) for child in children]
-            node.children = built
-            stack.extend(reversed(list(zip(children, built, strict=True))))
-    return ordered, window_roots
+    if builder.root_tag not in ("hierarchy", "node"):
+        raise PerceptionError(f"the dump's root is <{builder.root_tag}>, not <hierarchy>", head=head)
+    return builder
 
 
 def _screen_bounds(window_roots: list[_Node], nodes: list[_Node]) -> Bounds:
@@ -187,10 +233,7 @@ def _descendant_texts(node: _Node, limit: int) -> list[_Node]:
         child = stack.pop()
         if child.acts or not child.shown:
             continue
-        child_role = role_word(
-            child.cls, clickable=False, scrollable=child.scrollable, checkable=child.checkable, has_text=True
-        )
-        if child_role in _EDIT_ROLES or child.scrollable:
+        if child.role in _EDIT_ROLES or child.scrollable:
             continue
         if child.own_label:
             found.append(child)
@@ -233,7 +276,9 @@ def _assign_keys(window_roots: list[_Node], kinds: list[WindowKind]) -> None:
     for root, kind in zip(window_roots, kinds, strict=True):
         base = f"{kind.value}|{root.package}"
         root_seen[base] += 1
-        root.key = hashlib.blake2b(f"{base}|{root_seen[base]}|{root.cls}|{root.rid}".encode()).hexdigest()
+        root.key = hashlib.blake2b(
+            f"{base}|{root_seen[base]}|{root.cls}|{root.rid}".encode(), digest_size=16
+        ).hexdigest()
         stack = [root]
         while stack:
             parent = stack.pop()
@@ -270,7 +315,7 @@ def _key_siblings(parent: _Node) -> None:
         for position, disc in zip(positions, discriminators, strict=True):
             child = children[position]
             material = f"{parent.key}\x1f{ident}\x1f{disc}"
-            child.key = hashlib.blake2b(material.encode("utf-8", "surrogatepass")).hexdigest()
+            child.key = hashlib.blake2b(material.encode("utf-8", "surrogatepass"), digest_size=16).hexdigest()
 
 
 def _keep(node: _Node) -> bool:
@@ -288,6 +333,8 @@ def _mark_visibility(
 ) -> None:
     by_z = sorted(range(len(window_roots)), key=lambda w: z_of[w])
     for node in nodes:
+        if not node.kept:
+            continue
         window_bounds = window_roots[node.window].bounds
         node.shown = (
             node.shown
@@ -295,7 +342,7 @@ def _mark_visibility(
             and _intersects(node.bounds, screen)
             and (window_bounds.area == 0 or _intersects(node.bounds, window_bounds))
         )
-        if not node.shown or not node.kept:
+        if not node.shown:
             continue
         cx, cy = node.bounds.center
         for other in by_z:
@@ -322,11 +369,11 @@ def _assign_ids(nodes: list[_Node]) -> None:
     for node in nodes:
         if not node.kept:
             continue
-        candidate = "e" + _short_hash(node.key)[:6].lower()
+        candidate = _short_id(node.key)
         salt = 0
         while candidate in used:
             salt += 1
-            candidate = "e" + _short_hash(f"{node.key}/{salt}")[:6].lower()
+            candidate = _short_id(hashlib.blake2b(f"{node.key}/{salt}".encode()).hexdigest())
         used.add(candidate)
         node.element_id = candidate
 
@@ -351,19 +398,21 @@ def _title(elements: list[Element], windows: tuple[Window, ...]) -> str:
     return ""
 
 
-def _ordinals(elements: list[Element]) -> list[Element]:
-    groups: dict[tuple[str, str], list[int]] = defaultdict(list)
-    for position, e in enumerate(elements):
-        if e.visible and not e.occluded and not e.merged:
-            groups[(e.role, e.label)].append(position)
-    out = list(elements)
-    for positions in groups.values():
-        if len(positions) < 2:
+def _assign_ordinals(nodes: list[_Node]) -> None:
+    groups: dict[tuple[str, str], list[_Node]] = defaultdict(list)
+    for node in nodes:
+        if node.kept and node.shown and not node.occluded_by and not _is_merged(node):
+            groups[(node.role, node.label)].append(node)
+    for members in groups.values():
+        if len(members) < 2:
             continue
-        ranked = sorted(positions, key=lambda p: (elements[p].bounds.y1, elements[p].bounds.x1, p))
-        for ordinal, position in enumerate(ranked, start=1):
-            out[position] = attrs.evolve(out[position], ordinal=ordinal)
-    return out
+        members.sort(key=lambda n: (n.bounds.y1, n.bounds.x1))
+        for ordinal, node in enumerate(members, start=1):
+            node.ordinal = ordinal
+
+
+def _is_merged(node: _Node) -> bool:
+    return node.merged_into is not None and node.merged_into.kept
 
 
 def parse_dump(data: str | bytes) -> Screen:
@@ -375,10 +424,10 @@ def parse_dump(data: str | bytes) -> Screen:
     text = decode_dump(data)
     head = dump_head(text.strip())
     xml_text = extract_xml(text)
-    roots, rotation_text = _load_tree(xml_text, head)
-    if not roots:
+    tree = _load_tree(xml_text, head)
+    nodes, window_roots, rotation_text = tree.nodes, tree.window_roots, tree.rotation
+    if not nodes:
         raise PerceptionError("the hierarchy dump has no nodes", head=head)
-    nodes, window_roots = _build_nodes(roots)
     screen_bounds = _screen_bounds(window_roots, nodes)
     kinds = _classify(window_roots, screen_bounds)
     order = sorted(range(len(window_roots)), key=lambda w: (stack_rank(kinds[w]), w))
@@ -392,6 +441,7 @@ def parse_dump(data: str | bytes) -> Screen:
     _mark_visibility(nodes, window_roots, kinds, z_of, screen_bounds)
     _assign_context(nodes)
     _assign_ids(nodes)
+    _assign_ordinals(nodes)
 
     windows = tuple(
         Window(index=z, kind=kinds[w], package=window_roots[w].package, bounds=window_roots[w].bounds)
@@ -402,7 +452,7 @@ def parse_dump(data: str | bytes) -> Screen:
         if not node.kept:
             continue
         parent = _nearest_kept_ancestor(node)
-        merged = node.merged_into is not None and node.merged_into.kept
+        merged = _is_merged(node)
         elements.append(
             Element(
                 element_id=node.element_id,
@@ -431,12 +481,12 @@ def parse_dump(data: str | bytes) -> Screen:
                 occluded=bool(node.occluded_by),
                 parent_id=(node.merged_into.element_id if merged and node.merged_into else None)
                 or (parent.element_id if parent else None),
+                ordinal=node.ordinal,
                 context=node.context,
                 merged=merged,
                 occluded_by=node.occluded_by,
             )
         )
-    elements = _ordinals(elements)
     try:
         rotation = int(rotation_text)
     except ValueError:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import re
 
 _LAYOUT_ID_WORDS = (
@@ -31,6 +32,7 @@ def short_resource_id(resource_id: str) -> str:
     return resource_id.rsplit("/", 1)[-1] if resource_id else ""
 
 
+@functools.lru_cache(maxsize=4096)
 def resource_id_is_meaningful(resource_id: str) -> bool:
     """Whether a resource id names something (``save_button``) rather than being generated (``view_12``)."""
     name = short_resource_id(resource_id)
@@ -41,6 +43,7 @@ def resource_id_is_meaningful(resource_id: str) -> bool:
     return _GENERATED_ID.match(name.lower()) is None
 
 
+@functools.lru_cache(maxsize=4096)
 def rid_carries_meaning(resource_id: str) -> bool:
     """Whether a resource id names something beyond layout (``save`` yes, ``content_frame`` no)."""
     name = short_resource_id(resource_id).lower()

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import re
 
 _NUMBER = re.compile(r"\d+(?:[.,:/\u00a0 ]\d+)*")
@@ -13,6 +14,7 @@ _CALENDAR_WORDS = re.compile(
 )
 
 
+@functools.lru_cache(maxsize=4096)
 def mask_volatile(text: str) -> str:
     """``text`` with every number run replaced by ``#`` and calendar words by ``@``.
 
