@@ -101,3 +101,23 @@ def test_input_events_through_adb_log_in(
     phone_clock.advance(0.6)
     assert sim_phone.shop.logged_in == "alice"
     assert sim_phone.current_focus() == (PKG, f"{PKG}.ProductListActivity")
+
+
+def test_interactive_shell_runs_each_stdin_line_and_exits_with_the_last_status(
+        adb_server: AdbServer, adb_serial: str) -> None:
+    session = adb_server.adb("-s", adb_serial, "shell", input=b"echo one\nfalse\n")
+    early_exit = adb_server.adb("-s", adb_serial, "shell", input=b"echo two; exit 4\necho never\n")
+    assert (session.returncode, session.stdout) == (1, b"one\n")
+    assert (early_exit.returncode, early_exit.stdout) == (4, b"two\n")
+
+
+def test_shell_without_the_v2_protocol_merges_stderr_and_cannot_report_status(
+        adb_server: AdbServer, adb_serial: str) -> None:
+    legacy = adb_server.adb("-s", adb_serial, "shell", "-x", "echo x; nope")
+    assert (legacy.returncode, legacy.stdout) == (0, b"x\n/system/bin/sh: nope: not found\n")
+
+
+def test_ls_lists_pushed_files(adb_server: AdbServer, adb_serial: str, sim_daemon: SimDaemon) -> None:
+    sim_daemon.fs.write("/sdcard/Pictures/cat.png", b"\x89PNG....")
+    listing = adb_server.adb("-s", adb_serial, "ls", "/sdcard/Pictures").stdout.decode().splitlines()
+    assert listing[-1].split() == ["000081a4", "00000008", listing[-1].split()[2], "cat.png"]
