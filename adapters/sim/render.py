@@ -21,6 +21,7 @@ from adapters.sim.widgets import (
     IMAGE,
     IMAGE_BUTTON,
     PROGRESS,
+    RADIO,
     SWITCH,
     TEXT,
     Node,
@@ -149,7 +150,7 @@ class _Painter:
                                                                                                       else 2))
             shown = n.display_text()
             self.text(r, shown, fg if n.text else MUTED, 42)
-        elif n.cls in (SWITCH, CHECKBOX):
+        elif n.cls in (SWITCH, CHECKBOX, RADIO):
             self.toggle(n, fg)
         elif n.cls == IMAGE_BUTTON:
             self.icon(n, fg)
@@ -209,6 +210,13 @@ class _Painter:
             tx = track.right - self.s(42) if n.checked else track.left + self.s(42)
             k = self.s(38)
             self.draw.ellipse((tx - k, cy - k, tx + k, cy + k), fill=WHITE, outline=(120, 120, 120), width=2)
+        elif n.cls == RADIO:
+            k = self.s(30)
+            cx = r.right - control_w + k
+            self.draw.ellipse((cx - k, cy - k, cx + k, cy + k), outline=ACCENT if n.checked else MUTED,
+                              width=self.s(5))
+            if n.checked:
+                self.draw.ellipse((cx - k // 2, cy - k // 2, cx + k // 2, cy + k // 2), fill=ACCENT)
         else:
             box = Rect(r.right - control_w, cy - self.s(36), r.right - control_w + self.s(72), cy + self.s(36))
             if n.checked:
@@ -232,6 +240,10 @@ class _Painter:
                                (cx - k * 3 // 4, cy + k // 2)], outline=color, width=self.s(6))
             for wx in (cx - k // 2, cx + k // 2):
                 self.draw.ellipse((wx - self.s(8), cy + k - self.s(8), wx + self.s(8), cy + k + self.s(8)), fill=color)
+        elif n.style == "icon-sort":
+            for i, frac in enumerate((1.0, 0.7, 0.4)):
+                y = cy - k + i * k
+                self.draw.line((cx - k, y, cx - k + int(2 * k * frac), y), fill=color, width=self.s(8))
         else:
             self.draw.ellipse((cx - k, cy - k, cx + k, cy + k), outline=color, width=self.s(8))
             self.draw.ellipse((cx - k // 3, cy - k // 3, cx + k // 3, cy + k // 3), fill=color)

@@ -182,3 +182,34 @@ def test_deep_link_opens_a_product(driver: Driver, locale: str) -> None:
     assert driver.find(rid="detail_name").attrib["text"] == Strings(locale).product("p05")
     driver.phone.keyevent(4)
     assert driver.phone.current_focus() == (PKG, f"{PKG}.ProductListActivity")
+
+
+def test_sort_bottom_sheet_reorders_the_list(driver: Driver, locale: str) -> None:
+    t = Strings(locale)
+    driver.login()
+    driver.tap(rid="sort_button")
+    sheet = driver.find(rid="design_bottom_sheet")
+    assert [n.attrib["package"] for n in driver.root()][:2] == [PKG, PKG], "the sheet is its own window"
+    radios = [n for n in sheet.iter("node") if n.attrib["class"] == "android.widget.RadioButton"]
+    assert [r.attrib["checked"] for r in radios] == ["true", "false", "false", "false"]
+    driver.tap(rid="sort_price_asc")
+    assert not driver.exists(rid="design_bottom_sheet")
+    names = [n.attrib["text"] for n in driver.find_all(rid="product_name")]
+    cheapest = sorted(CATALOGUE, key=CATALOGUE.__getitem__)
+    assert names[:3] == [t.product(pid) for pid in cheapest[:3]]
+
+
+def test_save_address_checkbox_keeps_the_address_on_the_server(driver: Driver) -> None:
+    driver.login()
+    driver.tap(rid="product_item")
+    driver.tap(rid="add_to_cart")
+    driver.phone.keyevent(4)
+    driver.tap(rid="cart_button")
+    driver.tap(rid="checkout")
+    fill_address(driver)
+    assert driver.find(rid="save_address").attrib["checked"] == "false"
+    driver.tap(rid="save_address")
+    assert driver.find(rid="save_address").attrib["checked"] == "true"
+    driver.tap(rid="address_continue")
+    driver.tap(rid="pay_now")
+    assert [a.postal_code for a in driver.phone.shop.saved_addresses] == ["12345"]

@@ -88,6 +88,8 @@ class DemoShopApp:
         self.error = ""
         self.busy = ""
         self.last_order_id = ""
+        self.sort = "default"
+        self.save_address = False
 
     @property
     def running(self) -> bool:
@@ -125,6 +127,8 @@ class DemoShopApp:
         self.scroll = {}
         self.error = ""
         self.busy = ""
+        self.sort = "default"
+        self.save_address = False
 
     def _slow(self, what: str) -> float:
         extra = self.host.injector.faults.slow_load_s
@@ -234,8 +238,22 @@ class DemoShopApp:
             self.error = "login_error"
 
     def matching_products(self) -> list[str]:
+        """Products whose name contains the search text, in the chosen sort order."""
         query = self.field_value("search").strip().casefold()
-        return [pid for pid in CATALOGUE if query in self.t.product(pid).casefold()]
+        found = [pid for pid in CATALOGUE if query in self.t.product(pid).casefold()]
+        if self.sort == "name":
+            found.sort(key=lambda pid: self.t.product(pid).casefold())
+        elif self.sort in ("price_asc", "price_desc"):
+            found.sort(key=lambda pid: CATALOGUE[pid], reverse=self.sort == "price_desc")
+        return found
+
+    def choose_sort(self, order: str) -> None:
+        self.sort = order
+        self.scroll["products"] = 0
+        self.dialog = None
+
+    def toggle_save_address(self) -> None:
+        self.save_address = not self.save_address
 
     def open_product(self, product_id: str) -> None:
         self._push(Route("detail", product_id))
@@ -282,6 +300,8 @@ class DemoShopApp:
         if not self.shop.cart:
             return
         order = self.shop.place_order(self.address())
+        if self.save_address and self.address() not in self.shop.saved_addresses:
+            self.shop.saved_addresses.append(self.address())
         self.last_order_id = order.id
         self.busy = "paying"
         self.host.timers.cancel("shop.payment")

@@ -8,8 +8,10 @@ from adapters.sim.demo_shop.app import FIELDS, PACKAGE, DemoShopApp
 from adapters.sim.demo_shop.state import CATALOGUE
 from adapters.sim.geometry import Rect
 from adapters.sim.widgets import (
+    CHECKBOX,
     LINEAR,
     PROGRESS,
+    RADIO,
     Column,
     Node,
     button,
@@ -128,6 +130,8 @@ def _products(app: DemoShopApp, screen: Screen, content: Rect) -> Node:
     cart_x = screen.width - screen.s(150)
     bar_top = content.top + screen.s(24)
     actions = [
+        icon_button(Rect(cart_x - screen.s(300), bar_top, cart_x - screen.s(180), bar_top + screen.s(120)),
+                    app.t("sort_desc"), lambda: app.ask("sort"), resource_id=rid("sort_button"), style="icon-sort"),
         icon_button(Rect(cart_x - screen.s(150), bar_top, cart_x - screen.s(30), bar_top + screen.s(120)),
                     app.t("settings_desc"), lambda: app.open("settings"), resource_id=rid("settings_button"),
                     style="icon-gear"),
@@ -266,6 +270,8 @@ def _address(app: DemoShopApp, screen: Screen, content: Rect) -> Node:
              "postal_code": "postal_hint"}
     kids: list[Node] = [toolbar]
     kids.extend(_field(app, col.row(screen.s(140)), f, hints[f]) for f in FIELDS["address"])
+    kids.append(toggle(col.row(screen.s(120)), app.t("save_address"), app.save_address, app.toggle_save_address,
+                       resource_id=rid("save_address"), kind=CHECKBOX))
     if app.error:
         kids.append(text_view(col.row(screen.s(70)), app.t(app.error), resource_id=rid("address_error"),
                               style="error"))
@@ -327,8 +333,26 @@ def _settings(app: DemoShopApp, screen: Screen, content: Rect) -> Node:
     return container(content, kids, cls=LINEAR)
 
 
+SORT_ORDERS = ("default", "name", "price_asc", "price_desc")
+
+
+def _bottom_sheet(app: DemoShopApp, screen: Screen) -> Window:
+    """The sort bottom sheet: a modal panel along the bottom edge with one radio button per order."""
+    s = screen.s
+    sheet = Rect(0, screen.height - s(180) - s(150) * len(SORT_ORDERS), screen.width, screen.height)
+    col = Column(sheet, padding=s(48), gap=0)
+    kids = [text_view(col.row(s(130)), app.t("sort_title"), resource_id=rid("sort_title"), style="title")]
+    for order in SORT_ORDERS:
+        kids.append(toggle(col.row(s(150)), app.t(f"sort_{order}"), app.sort == order,
+                           functools.partial(app.choose_sort, order), resource_id=rid(f"sort_{order}"), kind=RADIO))
+    panel = container(sheet, kids, cls=LINEAR, resource_id=rid("design_bottom_sheet"), style="card")
+    return Window(PACKAGE, container(sheet, [panel]), kind="dialog", modal=True, dim=True)
+
+
 def _dialog(app: DemoShopApp, screen: Screen) -> Window:
     """An AlertDialog-style window: title, message, negative and positive buttons (``android:id/button2/1``)."""
+    if app.dialog == "sort":
+        return _bottom_sheet(app, screen)
     s = screen.s
     kinds = {
         "logout": ("logout_title", "logout_message", "cancel", "logout", app.confirm_logout),

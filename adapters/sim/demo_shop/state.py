@@ -66,6 +66,7 @@ class ShopState:
         factory=lambda: {"notifications": True, "dark_mode": False, "save_payment": False}
     )
     account_deleted: bool = False
+    saved_addresses: list[Address] = attrs.field(factory=list)
 
     def login(self, user: str, password: str) -> bool:
         """Start a session when the credentials match a live account."""
