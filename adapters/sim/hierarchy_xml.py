@@ -10,8 +10,18 @@ XML_HEADER = "<?xml version='1.0' encoding='UTF-8' standalone='yes' ?>"
 _ESCAPES = {"&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "\n": "&#10;", "\r": "&#13;", "\t": "&#9;"}
 
 
+def _xml_safe(ch: str) -> str:
+    """uiautomator replaces characters XML 1.0 cannot hold with a dot, so the dump always parses."""
+    code = ord(ch)
+    if code < 0x20 and ch not in "\t\n\r":
+        return "."
+    if 0xD800 <= code <= 0xDFFF or code in (0xFFFE, 0xFFFF):
+        return "."
+    return _ESCAPES.get(ch, ch)
+
+
 def _escape(value: str) -> str:
-    return "".join(_ESCAPES.get(ch, ch) for ch in value)
+    return "".join(_xml_safe(ch) for ch in value)
 
 
 def _flag(value: bool) -> str:

@@ -129,3 +129,15 @@ def test_search_field_filters_the_product_list(clock: FakeClock) -> None:
     assert [n.attrib["text"] for n in d.find_all(rid="product_name")] == ["Coffee Mug"]
     d.phone.input_text("zzz")
     assert d.exists(rid="empty")
+
+
+def test_text_that_xml_cannot_hold_is_dotted_and_markup_is_escaped(clock: FakeClock) -> None:
+    from tests.sim.conftest import make_driver
+
+    d = make_driver(clock, adb_keyboard=True)
+    d.phone.settings_put("secure", "default_input_method", "com.android.adbkeyboard/.AdbIME")
+    d.launch_to_login()
+    d.tap(rid="username")
+    d.phone.ime_commit_text('a\x00b\x07<c&"d">\ud800')
+    assert d.find(rid="username").attrib["text"] == 'a.b.<c&"d">.'
+    assert d.phone.focused_text() == 'a\x00b\x07<c&"d">\ud800'

@@ -21,6 +21,7 @@ actions = st.one_of(
               st.integers(0, H - 1), st.integers(1, 1500)),
     st.tuples(st.just("key"), st.sampled_from([3, 4, 26, 61, 66, 67, 82, 187, 224, 999])),
     st.tuples(st.just("text"), st.text(max_size=12)),
+    st.tuples(st.just("ime"), st.text(max_size=12)),
     st.tuples(st.just("launch")),
     st.tuples(st.just("wait"), st.floats(0.0, 3.0)),
 )
@@ -46,6 +47,11 @@ def apply(phone: SimPhone, clock: FakeClock, action: tuple[object, ...]) -> None
         except ValueError as err:
             assert "IllegalArgumentException" in str(err)
             assert any(not (" " <= ch <= "~" or ch in "\n\t") for ch in str(action[1]))
+    elif kind == "ime":
+        try:
+            phone.ime_commit_text(str(action[1]))
+        except ValueError as err:
+            assert "ADB keyboard" in str(err)
     elif kind == "launch":
         phone.start_activity(PKG)
     else:
@@ -58,7 +64,9 @@ def test_random_input_leaves_a_parsable_dump(steps: list[tuple[object, ...]], lo
     clock = FakeClock()
     faults = Faults(popup_rate=0.3, keyboard_occlusion=seed % 2 == 1, drop_tap_rate=0.1, duplicate_tap_rate=0.1,
                     lost_ack_rate=0.1, crash_rate=0.02)
-    phone = SimPhone(now=clock, locale=locale, seed=seed, faults=faults)
+    phone = SimPhone(now=clock, locale=locale, seed=seed, faults=faults, adb_keyboard=seed >= 2)
+    if seed == 3:
+        phone.settings_put("secure", "default_input_method", "com.android.adbkeyboard/.AdbIME")
     phone.start_activity(PKG)
     for action in steps:
         with contextlib.suppress(AckLostError):
