@@ -3,13 +3,14 @@
 from __future__ import annotations
 
 import os
+import time
 from pathlib import Path
 
 import pytest
 
-from adapters.sim import SimPhone
+from adapters.sim import Faults, SimPhone
 from adapters.sim.serve import SimDaemon
-from tests.adbkit import AdbServer, ManualClock, node_centre
+from tests.adbkit import AdbServer, ManualClock, connect, disconnect, node_centre, serve_sim
 
 pytestmark = pytest.mark.adb
 
@@ -121,3 +122,31 @@ def test_ls_lists_pushed_files(adb_server: AdbServer, adb_serial: str, sim_daemo
     sim_daemon.fs.write("/sdcard/Pictures/cat.png", b"\x89PNG....")
     listing = adb_server.adb("-s", adb_serial, "ls", "/sdcard/Pictures").stdout.decode().splitlines()
     assert listing[-1].split() == ["000081a4", "00000008", listing[-1].split()[2], "cat.png"]
+
+
+def test_an_offline_phone_shows_offline_and_the_server_reconnects_when_it_returns(adb_server: AdbServer) -> None:
+    clock = ManualClock()
+    phone = SimPhone(now=clock, faults=Faults(offline_after_s=10.0, offline_for_s=5.0))
+    daemon = serve_sim(phone)
+    serial = connect(adb_server, daemon)
+    try:
+        clock.advance(11.0)
+        assert wait_for_state(adb_server, serial, "offline")
+        refused = adb_server.adb("-s", serial, "shell", "echo hi")
+        assert (refused.returncode, refused.stderr) == (1, b"adb: device offline\n")
+        clock.advance(5.0)
+        assert wait_for_state(adb_server, serial, "device")
+        assert adb_server.adb("-s", serial, "shell", "echo hi").stdout == b"hi\n"
+    finally:
+        disconnect(adb_server, serial)
+        daemon.stop()
+
+
+def wait_for_state(server: AdbServer, serial: str, state: str, timeout: float = 15.0) -> bool:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        listing = server.adb("devices").stdout.decode().splitlines()
+        if f"{serial}\t{state}" in listing:
+            return True
+        time.sleep(0.1)
+    return False
