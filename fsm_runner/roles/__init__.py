@@ -1,5 +1,6 @@
 """The roles: typed views in, typed results out; offline rule-based implementations by default."""
 
+from fsm_runner.roles.executor import DeviceExecutor
 from fsm_runner.roles.failure_patterns import FailurePattern, FailurePatterns
 from fsm_runner.roles.healer import RuleHealer
 from fsm_runner.roles.locator import RuleLocator
@@ -9,6 +10,7 @@ from fsm_runner.roles.validator import Predicate, RuleValidator
 from fsm_runner.roles.values import Secrets, Values, read_remembered, substitute
 
 __all__ = [
+    "DeviceExecutor",
     "FailurePattern",
     "FailurePatterns",
     "Predicate",

@@ -114,8 +114,8 @@ class PlanDecision:
 
 
 class Planner(Protocol):
-    #: False when the planner ignores the screen (scripted), so the engine skips rendering it.
-    needs_screen: bool
+    """Plans one step at a time. A planner may set ``needs_screen = False`` (a scripted plan) so
+    the engine skips rendering the screen for it."""
 
     async def plan(self, view: PlannerView) -> PlanDecision:
         """Return ONE next step with its expected states, or done."""
@@ -149,6 +149,9 @@ class Location:
     reason: str = ""
     decided_by: str = "rules"
     usage: Usage = Usage()
+    #: True when no candidate was given because the match lies under another window (keyboard,
+    #: dialog): waiting will not help, removing the cover will.
+    covered: bool = False
 
     @property
     def found(self) -> bool:

@@ -22,22 +22,41 @@ _CAUSES: dict[str, frozenset[str]] = {
     "environment": frozenset({"offline", "device", "environment", "adb", "disconnected", "crash"}),
     "not_found": frozenset({"not_found", "notfound", "missing", "no_candidates", "locate"}),
     "occluded": frozenset({"occluded", "covered", "keyboard"}),
-    "execution": frozenset({"ack_lost", "exception", "execution", "tap_dropped", "retry", "execute"}),
-    "verify": frozenset({"not_yet", "timeout", "verify", "fail", "failed", "verdict_fail", "expectation"}),
+    "execution": frozenset(
+        {
+            "ack_lost",
+            "exception",
+            "execution",
+            "tap_dropped",
+            "retry",
+            "execute",
+            "exec_retry",
+            "exec_fail",
+            "exec_exception",
+            "role_error",
+        }
+    ),
+    "contradiction": frozenset({"verify_fail", "fail", "failed", "verdict_fail"}),
+    "verify": frozenset({"not_yet", "timeout", "verify", "verify_timeout", "expectation"}),
     "unknown": frozenset({"unknown", "undecidable"}),
     "loop": frozenset({"loop", "stuck"}),
-    "perception": frozenset({"dump", "perception", "parse"}),
+    "perception": frozenset({"dump", "perception", "parse", "perception_error"}),
+    "decision": frozenset({"high_risk_refused", "decision", "plan", "no_plan"}),
 }
 
 
 def failure_kind(failure: Failure) -> str:
-    """The kind of a failure from its cause word (and detail): one of the keys of the cause table, or "other"."""
+    """The kind of a failure from its cause word and detail: a key of the cause table, or "other".
+
+    A detail saying the target is covered (by the keyboard, a dialog) makes it "occluded" whatever the cause.
+    """
+    detail = fold(failure.detail)
+    if "covered by" in detail or "keyboard" in detail:
+        return "occluded"
     cause = fold(failure.cause).replace(" ", "_").replace("-", "_")
     for kind, causes in _CAUSES.items():
         if cause in causes:
             return kind
-    if "keyboard" in fold(failure.detail) or "covered" in fold(failure.detail):
-        return "occluded"
     return "other"
 
 
@@ -92,13 +111,11 @@ class RuleHealer:
         kind = failure_kind(failure)
         if kind == "environment" or failure.layer is Layer.ENVIRONMENT:
             return HealDecision(HealAction.ABORT, Layer.ENVIRONMENT, reason=f"environment failure: {failure.detail}")
-        if screen is not None and kind in ("not_found", "occluded", "verify", "loop", "execution", "other"):
+        if screen is not None and kind not in ("unknown", "decision", "perception"):
             popup = _popup_window(screen)
             if popup is not None:
                 return _dismiss(screen, popup)
-            if (kind == "occluded" and screen.keyboard_shown) or (
-                kind == "not_found" and _covered_by_keyboard(failure)
-            ):
+            if kind == "occluded" and screen.keyboard_shown:
                 return HealDecision(
                     HealAction.RETRY,
                     Layer.EXECUTION,
@@ -122,6 +139,10 @@ class RuleHealer:
             return HealDecision(
                 HealAction.RETRY, Layer.EXECUTION, reason="the target was covered; retry after settling"
             )
+        if kind == "contradiction":
+            return self._skip_or_abort(view, Layer.VERDICT, f"a state that must not hold holds: {failure.detail}")
+        if kind == "decision":
+            return self._give_up_or_replan(view, Layer.DECISION, failure.detail)
         if kind == "unknown":
             return self._skip_or_abort(view, Layer.VERDICT, "the expected state cannot be decided by code")
         if kind == "loop":
@@ -186,10 +207,6 @@ def _dismiss(screen: Screen, window: int) -> HealDecision:
 
 def _label(element: Element) -> str:
     return fold(element.label or element.text or element.content_desc)
-
-
-def _covered_by_keyboard(failure: Failure) -> bool:
-    return "keyboard" in fold(failure.detail)
 
 
 def _scrollable(screen: Screen) -> Element | None:

@@ -57,7 +57,8 @@ class RuleLocator:
                 return self._location(literal, target.literal, screen)
         ranked = self._rank(target, screen)
         if not ranked:
-            return Location((), reason=self._why_not_found(target, screen))
+            reason, covered = self._why_not_found(target, screen)
+            return Location((), reason=reason, covered=covered)
         return self._location(ranked, target, screen)
 
     def _location(self, ranked: list[_Match], target: Target, screen: Screen) -> Location:
@@ -132,7 +133,7 @@ class RuleLocator:
             for i, (_, m) in enumerate(related)
         ]
 
-    def _why_not_found(self, target: Target, screen: Screen) -> str:
+    def _why_not_found(self, target: Target, screen: Screen) -> tuple[str, bool]:
         hidden = [e for e in screen.elements if not (e.visible and not e.occluded)]
         best: _Match | None = None
         for element in hidden:
@@ -141,11 +142,11 @@ class RuleLocator:
                 best = match
         what = target.describe()
         if best is None:
-            return f"nothing on the screen matches {what}"
+            return f"nothing on the screen matches {what}", False
         name = best.element.label or best.element.text or best.element.content_desc or what
         if best.element.visible and best.element.occluded:
-            return f"{name!r} is covered by {_cover_name(screen, best.element)}"
-        return f"{name!r} is not visible (off-screen or hidden); scrolling may reveal it"
+            return f"{name!r} is covered by {_cover_name(screen, best.element)}", True
+        return f"{name!r} is not visible (off-screen or hidden); scrolling may reveal it", False
 
 
 def _roles(element: Element) -> frozenset[str]:

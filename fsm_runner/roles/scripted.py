@@ -31,6 +31,9 @@ class ScriptedPlanner:
     step after a heal return the same step again.
     """
 
+    #: The scripted planner never reads the screen, so the engine need not render it.
+    needs_screen = False
+
     def __init__(self, steps: Sequence[Step]) -> None:
         self.steps = tuple(steps)
 

@@ -184,3 +184,31 @@ def test_failure_patterns_round_trip_through_json(
     pattern = FailurePattern(cause, page, target, action, layer, remedy, successes)
     line = json.dumps(_CONVERTER.unstructure(pattern), ensure_ascii=False)
     assert _CONVERTER.structure(json.loads(line), FailurePattern) == pattern
+
+
+@pytest.mark.parametrize(
+    ("cause", "detail", "kind"),
+    [
+        ("exec_retry", "covered by keyboard: button 'Log in'", "occluded"),
+        ("exec_retry", "ack lost: the tap was sent", "execution"),
+        ("verify_fail", "not visible 'Error'", "contradiction"),
+        ("verify_timeout", "expected state not reached", "verify"),
+        ("perception_error", "not XML", "perception"),
+        ("high_risk_refused", "'Pay now' looks high-risk", "decision"),
+        ("made_up", "", "other"),
+    ],
+)
+def test_engine_causes_are_classified(cause: str, detail: str, kind: str) -> None:
+    from fsm_runner.roles.healer import failure_kind
+
+    assert failure_kind(Failure("EXECUTE", cause, Layer.EXECUTION, detail, 0)) == kind
+
+
+def test_a_violated_must_not_state_is_not_retried() -> None:
+    decision = HEALER.decide(view("verify_fail", detail="not visible 'Error'", scr=settings_screen()))
+    assert (decision.action, decision.layer) == (HealAction.ABORT, Layer.VERDICT)
+
+
+def test_a_refused_high_risk_step_is_replanned_then_aborted() -> None:
+    assert HEALER.decide(view("high_risk_refused", tries=1)).action is HealAction.REPLAN
+    assert HEALER.decide(view("high_risk_refused", tries=2)).action is HealAction.ABORT
