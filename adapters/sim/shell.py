@@ -474,7 +474,9 @@ class DeviceShell:
                 targets[redirect.fd] = ("append" if redirect.op == ">>" else "file", path)
                 if redirect.op == ">":
                     self.fs.write(path, b"")
-        argv = [self._expand(word) for word in simple.words]
+        # an unquoted expansion that comes out empty is no argument at all, as in mksh
+        argv = [text for word in simple.words
+                if (text := self._expand(word)) or any(isinstance(p, Literal) for p in word.parts)]
         ctx = CommandContext(self, stdin, targets, pipe, files)
         try:
             status = await self._execute(ctx, argv) if argv else 0

@@ -180,11 +180,11 @@ def _stat_v2(request_id: bytes, found: FileStat) -> bytes:
 def _listing(fs: DeviceFilesystem, path: str) -> bytes:
     out = bytearray()
     try:
-        names = fs.listdir(path)
+        names = [".", "..", *fs.listdir(path)]
     except (FileNotFoundError, NotADirectoryError):
         names = []
     directory = fs.normalize(path)
-    for name in (".", "..", *names):
+    for name in names:
         entry = fs.stat(directory if name in (".", "..") else posixpath.join(directory, name))
         encoded = name.encode()
         out += _DENT_V1.pack(b"DENT", entry.mode, entry.size, entry.mtime, len(encoded)) + encoded

@@ -7,9 +7,9 @@ import os
 import adbutils
 import pytest
 
-from adapters.sim import SimPhone
+from adapters.sim import Faults, SimPhone
 from adapters.sim.serve import SimDaemon
-from tests.adbkit import AdbServer, ManualClock, node_centre
+from tests.adbkit import AdbServer, ManualClock, connect, disconnect, node_centre, serve_sim
 
 pytestmark = pytest.mark.adb
 
@@ -77,3 +77,19 @@ def test_login_through_input_events_reaches_the_product_list(
     assert sim_phone.shop.logged_in == "alice"
     focus = device.shell("dumpsys window | grep mCurrentFocus")
     assert f"{PKG}/{PKG}.ProductListActivity" in focus
+
+
+def test_a_lost_tap_acknowledgement_times_out_the_client_and_leaves_the_connection_usable(
+        adb_server: AdbServer) -> None:
+    phone = SimPhone(faults=Faults(lost_ack_rate=1.0))
+    daemon = serve_sim(phone)
+    serial = connect(adb_server, daemon)
+    try:
+        device = adbutils.AdbClient(host="127.0.0.1", port=adb_server.port).device(serial)
+        with pytest.raises(adbutils.AdbTimeout):
+            device.shell("input tap 540 1200", timeout=0.5)
+        assert [event.kind for event in phone.fault_log] == ["lost_ack"]
+        assert device.shell("echo still connected") == "still connected"
+    finally:
+        disconnect(adb_server, serial)
+        daemon.stop()

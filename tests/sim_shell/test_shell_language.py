@@ -2,9 +2,15 @@
 
 from __future__ import annotations
 
-import pytest
+import shlex
 
-from adapters.sim.shell import Literal, Parameter, ShellSyntaxError, Word, parse, tokenize
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from adapters.sim import SimPhone
+from adapters.sim.shell import AndOrList, Literal, Parameter, ShellSyntaxError, Word, parse, tokenize
+from tests.adbkit import ManualClock
 from tests.sim_shell.conftest import Session
 
 
@@ -97,3 +103,26 @@ def test_echo_options(session: Session) -> None:
     assert session.run("echo -n a; echo b").out == "ab\n"
     assert session.run("echo -e 'x\\ty'").out == "x\ty\n"
     assert session.run("echo 'x\\ty'").out == "x\\ty\n"
+
+
+def test_an_empty_unquoted_expansion_is_no_argument_but_quoted_it_is(session: Session) -> None:
+    assert session.run("echo $UNSET x").out == "x\n"
+    assert session.run('echo "$UNSET" x').out == " x\n"
+
+
+@settings(max_examples=150, deadline=None)
+@given(st.text(alphabet=st.characters(blacklist_categories=("Cs",), blacklist_characters="\0"), max_size=40))
+def test_any_text_quoted_for_a_posix_shell_echoes_back_unchanged(text: str) -> None:
+    session = Session(SimPhone(), ManualClock())
+    ran = session.run(f"echo -n {shlex.quote(text)}; echo -n {shlex.quote(text)} >/dev/null")
+    assert (ran.code, ran.stdout.decode()) == (0, text)
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.text(alphabet="ab $?'\"\\;&|<>12#\n\t", max_size=30))
+def test_parsing_any_line_either_succeeds_or_is_a_syntax_error(line: str) -> None:
+    try:
+        program = parse(line)
+    except ShellSyntaxError:
+        return
+    assert all(isinstance(item, AndOrList) and item.first.commands for item in program)
