@@ -102,6 +102,7 @@ class SimPhone:
         self._screen_on = True
         self._locked = False
         self._adb_keyboard = adb_keyboard
+        self._last_frame: tuple[tuple[object, ...], bytes] | None = None
         self._settings: dict[str, dict[str, str]] = {
             "global": {name: "1.0" for name in _ANIMATION_SCALES},
             "secure": {"default_input_method": LATIN_IME_ID, "enabled_input_methods": LATIN_IME_ID},
@@ -144,7 +145,6 @@ class SimPhone:
                                      serial=self.serial, command=command)
         self.timers.run_due()
 
-    # ShopHost: what the app may ask of the phone.
     def toast(self, text: str) -> None:
         self._toasts.append((self._now(), text))
 
@@ -208,8 +208,16 @@ class SimPhone:
         """``screencap -p``: the screen as a PNG, toasts included (they are drawn, not dumped)."""
         self._enter("screencap -p")
         live = [text for at, text in self._toasts if self._now() - at < TOAST_SHOWN_S]
-        return render_png(self.windows(), self._screen.width, self._screen.height, toasts=live,
-                          screen_on=self._screen_on)
+        windows = self.windows()
+        # PNG encoding dominates the cost; the dump text plus what it omits (toasts, screen power,
+        # the dark theme) pins the picture down, so an unchanged screen reuses the last frame.
+        key = (hierarchy_xml(windows), tuple(live), self._screen_on, self._shop.settings.get("dark_mode"),
+               tuple(w.dim for w in windows))
+        if self._last_frame is not None and self._last_frame[0] == key:
+            return self._last_frame[1]
+        png = render_png(windows, self._screen.width, self._screen.height, toasts=live, screen_on=self._screen_on)
+        self._last_frame = (key, png)
+        return png
 
     def _on_screen(self, x: int, y: int) -> bool:
         return 0 <= x < self._screen.width and 0 <= y < self._screen.height

@@ -127,3 +127,10 @@ def test_same_seed_gives_the_same_faults_and_another_seed_differs(clock: FakeClo
     assert run(7) == run(7)
     assert run(7) != run(8)
     assert 10 < len(run(7)) < 70
+
+
+def test_dump_error_is_logged_once_per_failed_dump(clock: FakeClock) -> None:
+    phone = SimPhone(now=clock, faults=Faults(dump_error_rate=1.0))
+    for _ in range(3):
+        assert phone.ui_dump().error == "ERROR: could not get idle state"
+    assert kinds(phone) == ["dump_error"] * 3

@@ -54,3 +54,16 @@ def test_splash_waits_for_its_delay_before_login(driver: Driver) -> None:
     assert driver.phone.current_focus() == (PKG, f"{PKG}.SplashActivity")
     driver.wait(0.2)
     assert driver.phone.current_focus()[0] == "com.google.android.permissioncontroller"
+
+
+def test_power_locks_and_a_swipe_up_unlocks(driver: Driver) -> None:
+    driver.launch_to_login()
+    driver.phone.keyevent(26)
+    driver.phone.keyevent(224)
+    assert driver.phone.screen_on() and driver.phone.locked()
+    assert driver.phone.current_focus() == ("com.android.systemui", "NotificationShade")
+    driver.tap(rid="login_button")
+    assert driver.phone.locked(), "the lock screen swallows taps"
+    driver.phone.swipe(540, 2000, 540, 600, 200)
+    assert not driver.phone.locked()
+    assert driver.phone.current_focus() == (PKG, f"{PKG}.LoginActivity")

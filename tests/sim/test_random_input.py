@@ -58,7 +58,7 @@ def apply(phone: SimPhone, clock: FakeClock, action: tuple[object, ...]) -> None
         clock.advance(float(action[1]))  # type: ignore[arg-type]
 
 
-@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(st.lists(actions, max_size=30), st.sampled_from(["en", "zh-CN"]), st.integers(0, 3))
 def test_random_input_leaves_a_parsable_dump(steps: list[tuple[object, ...]], locale: str, seed: int) -> None:
     clock = FakeClock()

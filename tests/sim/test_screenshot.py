@@ -74,3 +74,15 @@ def test_dark_screen_is_black(clock: FakeClock) -> None:
     img = picture(d)
     assert img.getextrema() == ((0, 0), (0, 0), (0, 0))
     assert d.phone.locked() and not d.phone.screen_on()
+
+
+def test_unchanged_screen_reuses_the_frame_and_a_change_redraws(clock: FakeClock) -> None:
+    d = make_driver(clock)
+    d.login()
+    first = d.phone.screencap_png()
+    assert d.phone.screencap_png() is first
+    d.tap(rid="product_item")
+    d.tap(rid="add_to_cart")
+    with_toast = d.phone.screencap_png()
+    d.wait(2.5)
+    assert d.phone.screencap_png() != with_toast, "the toast has gone from the picture"
