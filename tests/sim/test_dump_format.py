@@ -5,6 +5,7 @@ from __future__ import annotations
 import xml.etree.ElementTree as ET
 from collections.abc import Iterator
 
+from adapters.sim import SimPhone
 from tests.sim.dump_reader import PKG, Driver, FakeClock
 
 REAL_ATTRIBUTES = [
@@ -141,3 +142,22 @@ def test_text_that_xml_cannot_hold_is_dotted_and_markup_is_escaped(clock: FakeCl
     d.phone.ime_commit_text('a\x00b\x07<c&"d">\ud800')
     assert d.find(rid="username").attrib["text"] == 'a.b.<c&"d">.'
     assert d.phone.focused_text() == 'a\x00b\x07<c&"d">\ud800'
+
+
+def test_dump_matches_a_real_single_line_dump_in_header_and_attribute_order(clock: FakeClock) -> None:
+    import pathlib
+
+    import pytest
+
+    corpus = pathlib.Path(__file__).resolve().parents[2] / ".." / "shared" / "ui-corpus"
+    real_files = sorted(corpus.glob("009_*.xml"))
+    if not real_files:
+        pytest.skip("the shared real-device corpus is not next to the repository")
+    real = real_files[0].read_text(encoding="utf-8")
+    ours = SimPhone(now=clock).ui_dump().xml
+    assert ours is not None
+    assert ours[:80] == real[:80]
+    assert ours.endswith("</hierarchy>") and real.endswith("</hierarchy>")
+    real_first = next(ET.fromstring(real).iter("node"))
+    our_first = next(ET.fromstring(ours).iter("node"))
+    assert list(our_first.attrib) == list(real_first.attrib) == REAL_ATTRIBUTES
