@@ -33,6 +33,8 @@ def corpus_screens(directory: Path) -> Iterator[tuple[str, str]]:
 
 
 def demo_screens() -> Iterator[tuple[str, str]]:
+    """Demo Shop screens from the simulated phone, when ``adapters.sim`` is installed."""
+    sys.path.insert(0, str(REPO))
     try:
         from tests.perception.demo_shop_tour import tour
     except ImportError:

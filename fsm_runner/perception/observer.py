@@ -29,6 +29,9 @@ class DumpObserver:
         at = self._now()
         screen = parse_dump(dump.xml)
         shot = await device.screenshot() if self._screenshots else None
+        # Toasts never appear in a dump; devices that can see them offer recent_toasts().
+        recent_toasts = getattr(device, "recent_toasts", None)
+        toasts = tuple(await recent_toasts()) if recent_toasts is not None else ()
         return Observation(
             index=index,
             screen=screen,
@@ -37,4 +40,5 @@ class DumpObserver:
             dump_latency_ms=dump.latency_ms,
             dump_attempts=dump.attempts,
             screenshot=shot,
+            toasts=toasts,
         )

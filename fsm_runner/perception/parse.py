@@ -21,6 +21,7 @@ from fsm_runner.perception.windows import classify_window, stack_rank
 _BOUNDS = re.compile(r"\[(-?\d+),(-?\d+)\]\[(-?\d+),(-?\d+)\]")
 _NO_BOUNDS = Bounds(0, 0, 0, 0)
 _MAX_MERGED_TEXTS = 4
+_TITLE_BAND = 0.15
 _EDIT_ROLES = frozenset({"field"})
 _ROW_CONTAINER_ROLES = frozenset({"list"})
 
@@ -260,7 +261,8 @@ def _assign_labels_and_roles(nodes: list[_Node]) -> None:
         label = node.own_label
         if not label and node.children and (node.acts or _is_row(node)):
             texts = _descendant_texts(node, _MAX_MERGED_TEXTS)
-            label = " · ".join(t.own_label.strip() for t in texts if t.own_label.strip())
+            parts = dict.fromkeys(t.own_label.strip() for t in texts if t.own_label.strip())
+            label = " · ".join(parts)
             if node.acts:
                 for t in texts:
                     if t.merged_into is None and not (t.checkable or t.scrollable):
@@ -391,10 +393,14 @@ def _title(elements: list[Element], windows: tuple[Window, ...]) -> str:
             continue
         texts = [e for e in elements if e.window == window.index and e.visible and not e.occluded and e.text.strip()]
         titled = [e for e in texts if "title" in short_resource_id(e.resource_id).lower()]
+        if not titled and window.kind is WindowKind.APP:
+            # No id says "title": take the first plain text in the top band, where toolbars put it.
+            band = window.bounds.y1 + max(1, window.bounds.height) * _TITLE_BAND
+            titled = [e for e in texts if e.role == "text" and e.bounds.y2 <= band and any(c.isalpha() for c in e.text)]
+        elif not titled:
+            titled = texts
         if titled:
             return min(titled, key=lambda e: (e.bounds.y1, e.bounds.x1)).text.strip()
-        if window.kind is not WindowKind.APP and texts:
-            return min(texts, key=lambda e: (e.bounds.y1, e.bounds.x1)).text.strip()
     return ""
 
 

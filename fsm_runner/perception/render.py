@@ -11,8 +11,9 @@ from fsm_runner.perception.screen import Element, Screen, Window, WindowKind
 View = Literal["planner", "locator", "validator"]
 VIEWS: tuple[View, ...] = ("planner", "locator", "validator")
 
-MAX_LABEL_CHARS = 60
-_KEEP_CHARS = 48
+MAX_LABEL_CHARS = 50
+_KEEP_CHARS = 40
+_CONTEXT_CHARS = 40
 #: Windows whose keys are listed on one line: many small buttons nobody reads one by one.
 _PACKED_WINDOWS = frozenset({WindowKind.KEYBOARD})
 _SILENT_WINDOWS = frozenset({WindowKind.STATUS_BAR, WindowKind.NAVIGATION_BAR})
@@ -25,6 +26,11 @@ def cut_text(text: str, limit: int = MAX_LABEL_CHARS) -> str:
         return flat
     kept = flat[:_KEEP_CHARS].rstrip()
     return f"{kept}…(+{len(flat) - len(kept)} chars)"
+
+
+def short_context(context: str) -> str:
+    """The first part of a row's merged label ("Milk" of "Milk · $1.99"): enough to tell rows apart."""
+    return cut_text(context.split(" · ", 1)[0], _CONTEXT_CHARS)
 
 
 def _quoted(text: str) -> str:
@@ -70,7 +76,8 @@ def element_line(e: Element, view: View) -> str:
     label = _label_part(e)
     if label:
         parts.append(label)
-    if e.ordinal is not None:
+    numbered = e.ordinal is not None and (view != "planner" or e.interactive)
+    if numbered:
         parts.append(f"#{e.ordinal}")
     parts.extend(_flags(e, view))
     if view == "locator":
@@ -78,8 +85,8 @@ def element_line(e: Element, view: View) -> str:
     rid = _meaningful_rid(e)
     if rid and (view != "planner" or not label):
         parts.append(f"id:{rid}")
-    if e.context and (view != "planner" or e.ordinal is not None or not label):
-        parts.append(f"in {_quoted(e.context)}")
+    if e.context and (view != "planner" or numbered or not label):
+        parts.append(f"in {_quoted(short_context(e.context))}")
     return " ".join(parts)
 
 
@@ -87,7 +94,10 @@ def _shown_in(e: Element, view: View) -> bool:
     if view == "planner":
         if not e.visible or e.occluded or e.merged:
             return False
-        return e.interactive or bool(e.label.strip())
+        if e.interactive:
+            return True
+        # A plain container labelled only by its children would repeat their texts; a still image is decoration.
+        return e.role != "image" and bool((e.text or e.content_desc or e.hint).strip())
     if view == "locator":
         return e.visible
     if not e.visible or e.merged:
@@ -95,17 +105,19 @@ def _shown_in(e: Element, view: View) -> bool:
     return e.interactive or bool(e.label.strip()) or e.checked or e.selected or e.focused
 
 
-def _window_header(window: Window) -> str:
+def _window_header(window: Window, screen_package: str) -> str:
+    if window.package == screen_package:
+        return f"[{window.kind.value}]"
     return f"[{window.kind.value} {window.package}]"
 
 
-def _window_lines(window: Window, elements: Iterable[Element], view: View) -> list[str]:
+def _window_lines(window: Window, elements: Iterable[Element], view: View, package: str) -> list[str]:
     chosen = [e for e in elements if _shown_in(e, view)]
     if window.kind in _SILENT_WINDOWS and view == "planner":
         chosen = [e for e in chosen if e.interactive]
         if not chosen:
             return []
-    lines = [_window_header(window)]
+    lines = [_window_header(window, package)]
     if window.kind in _PACKED_WINDOWS and view != "locator":
         chosen = [e for e in chosen if e.interactive]
         keys = [f"{e.element_id} {_quoted(e.label)}" if e.label.strip() else e.element_id for e in chosen]
@@ -133,7 +145,7 @@ def render(screen: Screen, view: View = "planner") -> str:
         by_window.setdefault(e.window, []).append(e)
     lines: list[str] = []
     for window in screen.windows:
-        lines.extend(_window_lines(window, by_window.get(window.index, []), view))
+        lines.extend(_window_lines(window, by_window.get(window.index, []), view, screen.package))
     return "\n".join(lines)
 
 
@@ -147,6 +159,4 @@ def page_summary(screen: Screen) -> str:
     overlays = [w.kind.value for w in screen.windows if w.kind not in (WindowKind.APP, *_SILENT_WINDOWS)]
     if overlays:
         parts.append("over app: " + ", ".join(overlays))
-    shown = sum(1 for e in screen.elements if e.visible and not e.occluded and not e.merged)
-    parts.append(f"{shown} elements")
     return " | ".join(parts)

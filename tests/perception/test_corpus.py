@@ -50,3 +50,29 @@ def test_repeated_buttons_are_numbered_from_the_top_and_carry_their_row() -> Non
     assert follows[0].context == "厦门镀晶原液-余海"
     planner = render(screen, "planner")
     assert 'button "关注" #1 in "厦门镀晶原液-余海"' in planner
+
+
+def test_every_demo_shop_screen_parses_renders_and_keeps_its_controls() -> None:
+    from tests.perception.demo_shop_tour import tour
+
+    seen = 0
+    for name, xml in tour():
+        screen = parse_dump(xml)
+        planner = render(screen, "planner")
+        for e in screen.visible_elements():
+            if e.interactive:
+                assert e.element_id in planner, (name, e)
+        assert screen.package == "com.example.demoshop", name
+        seen += 1
+    assert seen >= 2 * 12
+
+
+def test_demo_shop_dialogs_and_the_keyboard_are_named_on_the_page_summary() -> None:
+    from tests.perception.demo_shop_tour import tour
+
+    screens = {name: parse_dump(xml) for name, xml in tour(("en",))}
+    assert "over app: dialog" in page_summary(screens["demo-en-settings-logout"])
+    assert screens["demo-en-settings-logout"].title == "Log out?"
+    assert screens["demo-en-login-keyboard"].keyboard_shown
+    assert screens["demo-en-permission"].system_popup_shown
+    assert screens["demo-en-products"].title == "Products"

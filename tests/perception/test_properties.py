@@ -38,7 +38,7 @@ def bounds(draw: st.DrawFn) -> tuple[int, int, int, int]:
 
 
 def nodes(depth: int) -> st.SearchStrategy[N]:
-    children = st.lists(nodes(depth - 1), max_size=4) if depth > 0 else st.just([])
+    children = st.lists(nodes(depth - 1), max_size=3) if depth > 0 else st.just([])
     return st.builds(
         lambda cls, b, kids, text, desc, rid, flags, extra: N(
             cls,
@@ -76,7 +76,7 @@ windows = st.lists(
 )
 
 
-@settings(max_examples=120, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(windows, st.sampled_from([0, 1, 3]))
 def test_any_well_formed_hierarchy_parses_renders_fingerprints_and_diffs(roots: list[N], rotation: int) -> None:
     xml = hierarchy(*roots, rotation=rotation)
