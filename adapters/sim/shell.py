@@ -732,6 +732,12 @@ async def cmd_dumpsys(ctx: CommandContext, args: list[str]) -> int:
                 f'    mBaseDisplayInfo=DisplayInfo{{"Built-in Screen", displayId 0, real {width} x {height}, '
                 f"rotation {rotation}}}\n")
         return 0
+    if service == "input":
+        ctx.out("INPUT MANAGER (dumpsys input)\n\nInput Reader State:\n"
+                "  Device 3: sim-touchscreen\n"
+                f"    Viewport INTERNAL: displayId=0, orientation={ctx.phone.rotation()}\n"
+                f"    SurfaceOrientation: {ctx.phone.rotation()}\n")
+        return 0
     if service == "power":
         on = ctx.phone.screen_on()
         ctx.out("POWER MANAGER (dumpsys power)\n"

@@ -150,6 +150,7 @@ def test_settings_wm_and_getprop(session: Session) -> None:
     assert session.run("getprop ro.build.version.sdk").out == "34\n"
     assert "[ro.product.model]: [SimPhone 7]\n" in session.run("getprop").out
     assert "mCurrentOrientation=0" in session.run("dumpsys display").out
+    assert "SurfaceOrientation: 0" in session.run("dumpsys input").out
 
 
 def test_files_can_be_listed_and_removed(session: Session) -> None:
