@@ -20,6 +20,7 @@ import struct
 from collections.abc import Awaitable, Callable
 
 import attrs
+import structlog
 
 from adapters.errors import AckLostError, DeviceError, DeviceOfflineError
 from adapters.sim.shell import DeviceShell, ShellOutput, ShellPhone
@@ -56,6 +57,7 @@ _HEADER = struct.Struct("<6I")
 _SHELL_PACKET = struct.Struct("<BI")
 _KNOWN_COMMANDS = frozenset({A_SYNC, A_CNXN, A_AUTH, A_OPEN, A_OKAY, A_CLSE, A_WRTE, A_STLS})
 _ONLINE_POLL_S = 0.2
+_logger = structlog.get_logger("adapters.sim.adbd")
 
 
 class MalformedPacketError(DeviceError, ValueError):
@@ -322,6 +324,10 @@ class AdbTransport:
         except (DeviceOfflineError, ConnectionError):
             self.abort()
             return
+        except Exception as err:
+            # a fault in one service must not take the daemon down: close the stream, keep the device
+            _logger.error("adbd.service_failed", serial=self._serial, stream=stream.local_id,
+                          error=f"{type(err).__name__}: {err}")
         if self._streams.pop(stream.local_id, None) is not None:
             self._tasks.pop(stream.local_id, None)
             stream.mark_closed()

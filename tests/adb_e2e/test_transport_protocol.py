@@ -7,6 +7,7 @@ import struct
 from collections.abc import Iterator
 
 import pytest
+from structlog.testing import capture_logs
 
 from adapters.sim import Faults, SimPhone
 from adapters.sim.serve import SimDaemon
@@ -178,4 +179,26 @@ def test_an_offline_phone_drops_connections_and_refuses_new_ones_until_back(phon
     finally:
         for conn in connections:
             conn.close()
+        daemon.stop()
+
+
+class BrokenCameraPhone(SimPhone):
+    """A phone whose screenshot code has a bug."""
+
+    def screencap_png(self) -> bytes:
+        raise RuntimeError("renderer exploded")
+
+
+def test_a_failing_service_closes_its_stream_and_the_connection_stays_usable() -> None:
+    daemon = serve_sim(BrokenCameraPhone())
+    conn = RawAdbConnection(daemon.port)
+    try:
+        conn.handshake()
+        with capture_logs() as logs:
+            assert conn.run_service("exec:screencap -p", local_id=3) == (OKAY, b"")
+        assert conn.run_service("shell:echo ok", local_id=4) == (OKAY, b"ok\n")
+        assert [(log["event"], log["error"]) for log in logs] == [
+            ("adbd.service_failed", "RuntimeError: renderer exploded")]
+    finally:
+        conn.close()
         daemon.stop()
