@@ -259,5 +259,10 @@ class SimDevice:
             self.phone.settings_put(namespace, key, value if value is not None else "1.0")
             del self._saved[(namespace, key)]
 
+    async def recent_toasts(self) -> tuple[str, ...]:
+        """Toasts the phone showed lately (``adapters.base.ToastSource``): the dump never holds them."""
+        self._ensure_open()
+        return tuple(self.phone.recent_toasts())
+
     async def close(self) -> None:
         self._closed = True

@@ -167,3 +167,14 @@ def test_closed_device_is_unusable(clock: FakeClock) -> None:
         run(dev.tap(1, 1))
     with pytest.raises(DeviceOfflineError):
         run(dev.dump_hierarchy())
+
+
+def test_recent_toasts_are_readable_through_the_device(clock: FakeClock) -> None:
+    dev, phone, _ = device(clock)
+    phone.shop.logged_in = "alice"
+    run(dev.open_uri("demoshop://product/p03"))
+    assert run(dev.recent_toasts()) == ()
+    phone.tap(540, 2255)
+    assert run(dev.recent_toasts()) == ("Added to cart",)
+    clock.advance(4.0)
+    assert run(dev.recent_toasts()) == ()
