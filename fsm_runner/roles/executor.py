@@ -190,6 +190,8 @@ class DeviceExecutor:
             return aim
         element, bounds = aim
         text = self.secrets.resolve(request.text if request.text is not None else request.step.value or "")
+        written = request.step.value or ""
+        shown_text = written if "${secret:" in written else text
         element_id = element.element_id if element else None
         x, y = bounds.center
         field = element
@@ -229,7 +231,7 @@ class DeviceExecutor:
         settled = await self._settle(observe, deadline)
         after = settled.observation
         if field.password:
-            detail = f"typed {len(text)} characters into password field {_name(field, bounds)}; read-back skipped"
+            detail = f"typed {len(text)} characters into {_name(field, bounds)}, a password field; read-back skipped"
             return ExecutionResult(
                 ExecStatus.OK,
                 request.action_id,
@@ -242,7 +244,8 @@ class DeviceExecutor:
         shown = _same_field(after.screen, field, bounds) if after else None
         value = _value_of(shown) if shown else None
         if value != text:
-            detail = self.secrets.redact(f"typed {text!r} but {_name(field, bounds)} shows {value!r}")
+            shown_value = written if "${secret:" in written and value else value
+            detail = self.secrets.redact(f"typed {shown_text!r} but {_name(field, bounds)} shows {shown_value!r}")
             return ExecutionResult(
                 ExecStatus.FAIL,
                 request.action_id,
@@ -253,7 +256,7 @@ class DeviceExecutor:
                 settle_observations=settled.count,
                 after=after,
             )
-        detail = self.secrets.redact(f"typed {text!r} into {_name(field, bounds)}; read back the same")
+        detail = self.secrets.redact(f"typed {shown_text!r} into {_name(field, bounds)}; read back the same")
         return ExecutionResult(
             ExecStatus.OK,
             request.action_id,

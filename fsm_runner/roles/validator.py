@@ -137,6 +137,8 @@ class RuleValidator:
             return _Finding(False, f"target not found ({location.reason})")
         if check is Check.VISIBLE:
             return _Finding(True, f"visible: {_show(element)}", element.element_id)
+        if check is Check.CHECKED:
+            element = _checkable_part(screen, element)
         return _element_check(check, element, value)
 
     def _predicate(self, name: str, view: ValidatorView) -> _Finding:
@@ -165,6 +167,29 @@ def _element_check(check: Check, element: Element, value: str | None) -> _Findin
     if check is Check.TEXT_EQUALS:
         return _Finding(fold(text) == fold(value or ""), f"text {text!r}: {shown}", element.element_id)
     return _Finding(fold(value or "") in fold(text), f"text {text!r}: {shown}", element.element_id)
+
+
+def _checkable_part(screen: Screen, element: Element) -> Element:
+    """The element that carries the checked state: itself, or the first checkable node inside it.
+
+    The locator resolves a label to its clickable row; the row's switch or radio holds the state.
+    """
+    if element.checkable:
+        return element
+    for candidate in screen.elements:
+        if candidate.checkable and _descends(screen, candidate, element.element_id):
+            return candidate
+    return element
+
+
+def _descends(screen: Screen, node: Element, ancestor_id: str) -> bool:
+    parent = node.parent_id
+    while parent is not None:
+        if parent == ancestor_id:
+            return True
+        above = screen.element(parent)
+        parent = above.parent_id if above else None
+    return False
 
 
 def _text_of(element: Element) -> str:

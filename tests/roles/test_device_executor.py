@@ -245,3 +245,14 @@ def parse_bounds(text: str) -> Any:
 
     x1, y1, x2, y2 = (int(v) for v in text.replace("][", ",").strip("[]").split(","))
     return Bounds(x1, y1, x2, y2)
+
+
+def test_a_secret_typed_into_a_plain_field_is_shown_as_its_placeholder() -> None:
+    rig = Rig()
+    rig.start()
+    rig.executor = DeviceExecutor(now=rig.clock, sleep=rig.clock.sleep)
+    step = Step("input_text", target="the username field", value="${secret:USER}")
+    result = rig.run(step, text="alice-the-secret")
+    assert result.status is ExecStatus.OK
+    assert rig.phone.focused_text() == "alice-the-secret"
+    assert "alice-the-secret" not in result.detail and "${secret:USER}" in result.detail

@@ -147,3 +147,17 @@ def test_unknown_predicate_in_a_definition_is_a_definition_error_naming_step_and
     assert "step 4 expect 1" in str(info.value)
     assert "broken, three_rows" in str(info.value)
     assert "cart_total_ok" in info.value.fix
+
+
+def test_checked_state_is_read_from_the_radio_inside_a_real_row() -> None:
+    from pathlib import Path
+
+    from fsm_runner.perception import parse_dump
+
+    dump = (
+        Path(__file__).resolve().parents[2].parent / "shared" / "ui-corpus" / "009_preferred_network_type_dialog_pt.xml"
+    )
+    screen = parse_dump(dump.read_bytes())
+    assert status(Expect("checked", target="5G preferencial"), screen=screen) is VerdictStatus.PASS
+    assert status(Expect("checked", target="LTE preferencial"), screen=screen) is VerdictStatus.NOT_YET
+    assert status(Expect("checked", target="Apenas 2G", negate=True), screen=screen) is VerdictStatus.PASS
