@@ -40,7 +40,7 @@ class _ServerUnreachable(AdbError):  # type: ignore[misc]
 
 
 class PromptConnection(adbutils.AdbConnection):  # type: ignore[misc]
-    """An adbutils connection that never starts a server and closes without sleeping."""
+    """An adbutils connection that never starts a server, closes without sleeping, and closes on refusal."""
 
     def __init__(self, host: str, port: int) -> None:
         self._address = (host, port)
@@ -54,6 +54,22 @@ class PromptConnection(adbutils.AdbConnection):  # type: ignore[misc]
             raise _ServerUnreachable(f"connect failed: {err}") from err
         sock.settimeout(None)
         return sock
+
+    def send_command(self, cmd: str) -> None:
+        try:
+            super().send_command(cmd)
+        except BaseException:
+            self.close()
+            raise
+
+    def check_okay(self) -> None:
+        # adbutils' open_transport does not close the connection when the server answers FAIL
+        # (device offline, not found); closing here keeps those refusals from leaking sockets.
+        try:
+            super().check_okay()
+        except BaseException:
+            self.close()
+            raise
 
     def close(self) -> None:
         sock: socket.socket | None = self._AdbConnection__conn  # type: ignore[has-type]

@@ -120,10 +120,12 @@ class AdbDevice:
             )
         state = states[self._serial]
         if state != "device":
-            raise DeviceOfflineError(
-                f"device is {state!r}, not ready; reconnect it (adb reconnect) or accept the USB debugging prompt",
-                serial=self._serial,
+            fix = (
+                "accept the USB debugging prompt on the device"
+                if state == "unauthorized"
+                else "reconnect it (adb reconnect, or adb connect HOST:PORT) or restart it"
             )
+            raise DeviceOfflineError(f"device is {state!r}, not ready; {fix}", serial=self._serial)
         self._checked = True
 
     async def shell(self, command: str, *, timeout: float = 20.0) -> ShellResult:

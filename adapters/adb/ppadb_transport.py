@@ -11,7 +11,6 @@ from __future__ import annotations
 from typing import Any
 
 from ppadb.client import Client
-from ppadb.device import Device as PpadbDevice
 
 from adapters.adb.transport import (
     DeviceEntry,
@@ -66,10 +65,12 @@ class PpadbTransport:
         return DeviceError(f"adb I/O failed: {message}", serial=serial, command=command)
 
     def _read_service(self, serial: str, service: str, timeout: float, command: str) -> bytes:
-        device = PpadbDevice(self._client, serial)
         try:
-            conn: Any = device.create_connection(timeout=timeout)
+            conn: Any = self._client.create_connection(timeout=timeout)
+            # Switching the transport by hand (not ppadb's Device.create_connection) so that a FAIL
+            # reply, which ppadb raises mid-setup, still closes the socket.
             try:
+                conn.send(f"host:transport:{serial}")
                 conn.send(service)
                 data = bytes(conn.read_all())
             finally:

@@ -13,9 +13,11 @@ from adapters.adb import AdbDevice
 from adapters.adb.text import ADB_KEYBOARD_IME
 from adapters.base import AppInfo, Device, WindowSize
 from adapters.errors import (
+    AckLostError,
     AdbServerError,
     AppNotInstalledError,
     DeviceNotFoundError,
+    DeviceOfflineError,
     DumpError,
     InvalidActionError,
     TextInputError,
@@ -272,3 +274,43 @@ def test_off_screen_points_are_refused_before_anything_is_sent(
         assert (await device.dump_hierarchy()).xml == xml
 
     run(scenario())
+
+
+def test_a_device_going_offline_raises_device_offline_error(adb_server: Any, transport: str) -> None:
+    from adb_driver.conftest import make_rig, stop_rig
+
+    rig = make_rig(adb_server, faults=Faults(offline_after_s=10.0, offline_for_s=1000.0))
+    try:
+
+        async def scenario() -> None:
+            device = rig.device(transport, command_timeout=3.0)
+            assert (await device.shell("echo hi")).ok
+            rig.clock.advance(20.0)
+            with pytest.raises(DeviceOfflineError) as caught:
+                for _ in range(50):
+                    await device.shell("echo hi")
+                    await asyncio.sleep(0.05)
+            assert caught.value.serial == rig.serial
+            with pytest.raises(DeviceOfflineError, match="reconnect"):
+                await rig.device(transport).tap(10, 10)
+
+        run(scenario())
+    finally:
+        stop_rig(adb_server, rig)
+
+
+def test_a_tap_whose_answer_is_lost_raises_ack_lost_after_taking_effect(adb_server: Any, transport: str) -> None:
+    from adb_driver.conftest import make_rig, stop_rig
+
+    rig = make_rig(adb_server, faults=Faults(lost_ack_rate=1.0))
+    try:
+
+        async def scenario() -> None:
+            device = rig.device(transport, command_timeout=1.0)
+            with pytest.raises(AckLostError, match="re-observe"):
+                await device.tap(540, 1200)
+            assert [e.kind for e in rig.phone.fault_log] == ["lost_ack"]
+
+        run(scenario())
+    finally:
+        stop_rig(adb_server, rig)
