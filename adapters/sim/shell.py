@@ -876,12 +876,10 @@ async def cmd_input(ctx: CommandContext, args: list[str]) -> int:
         elif command == "text" and rest:
             phone.input_text(rest[0])
         elif command in ("keyevent", "press") and (rest or command == "press"):
-            long_press = "--longpress" in rest
-            for name in [r for r in rest if not r.startswith("--")] or ["DPAD_CENTER"]:
-                code = _keycode(name)
+            # --longpress/--doubletap are accepted; the phone API has one event per key, so each key goes once
+            codes = [_keycode(name) for name in rest if not name.startswith("--")] or [_KEYCODES["DPAD_CENTER"]]
+            for code in codes:
                 phone.keyevent(code)
-                if long_press:
-                    phone.keyevent(code)
         else:
             known = command in ("tap", "swipe", "text", "keyevent")
             ctx.err(f"Error: Invalid arguments for command: {command}\n" if known
