@@ -385,7 +385,7 @@ class AdbDaemon:
         """The service a stream name asks for, or ``None`` (the stream is refused)."""
         kind, _, argument = name.partition(":")
         options = kind.split(",")
-        if options[0] == "shell" and (len(options) == 1 or options[1] in ("v2", "raw", "pty")):
+        if options[0] == "shell":
             v2 = "v2" in options[1:]
             return lambda stream: self._shell(stream, argument, v2=v2, interactive=not argument)
         if kind == "exec" and argument:
