@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import functools
 import importlib
+import warnings
 from typing import Any
 
 ENCODING_NAME = "o200k_base"
@@ -11,11 +12,14 @@ ENCODING_NAME = "o200k_base"
 
 @functools.cache
 def _encoding() -> Any:
-    try:
-        module = importlib.import_module("bpe_openai")
-    except ImportError:
-        return None
-    return module.get_encoding(ENCODING_NAME)
+    with warnings.catch_warnings():
+        # bpe-openai 0.1.4 loads its tables with the deprecated importlib.resources.open_binary.
+        warnings.simplefilter("ignore", DeprecationWarning)
+        try:
+            module = importlib.import_module("bpe_openai")
+        except ImportError:
+            return None
+        return module.get_encoding(ENCODING_NAME)
 
 
 def tokens_available() -> bool:
