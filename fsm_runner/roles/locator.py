@@ -26,6 +26,7 @@ _SYSTEM_BAR = 0.9
 _CONTAINER_MAX_SHARE = 0.5
 _LITERAL_MIN = 0.8
 _FIELD_LABEL_REACH = 3.0
+_RELATION_WORDS = {"row": "in the row of", "near": "next to", "below": "below", "above": "above"}
 _CONTROL_ROLES = frozenset({"field", "switch", "checkbox", "radio"})
 
 
@@ -127,7 +128,7 @@ class RuleLocator:
         return [
             attrs.evolve(
                 m,
-                reason=f"{m.reason}; {target.relation} of {anchor_label!r}",
+                reason=f"{m.reason}; {_RELATION_WORDS.get(target.relation or '', '')} {anchor_label!r}",
                 score=max(self.min_score, m.score - 0.05 * i),
             )
             for i, (_, m) in enumerate(related)
