@@ -130,12 +130,16 @@ class Redirect:
 
 @attrs.frozen
 class SimpleCommand:
+    """A command's words (the first names it) and its redirections, in the order written."""
+
     words: tuple[Word, ...]
     redirects: tuple[Redirect, ...]
 
 
 @attrs.frozen
 class Pipeline:
+    """Commands joined by ``|``; its status is the last command's."""
+
     commands: tuple[SimpleCommand, ...]
 
 
@@ -147,7 +151,6 @@ class AndOrList:
     rest: tuple[tuple[str, Pipeline], ...]
 
 
-_OPERATORS = ("&&", "||", ";", "|", "&", "\n")
 _REDIRECT = re.compile(r"(\d?)(>>|>&|>|<)")
 _NAME = re.compile(r"[A-Za-z_][A-Za-z_0-9]*")
 
@@ -360,7 +363,8 @@ class ShellOutput:
         return b"".join(data for _, data in self.chunks)
 
 
-_Target = tuple[str, str]  # ("host", "1"|"2"), ("null", ""), ("file", path), ("append", path), ("pipe", "")
+#: Where a file descriptor goes: ("host", "1"|"2"), ("null", ""), ("file"|"append", path) or ("pipe", "").
+_Target = tuple[str, str]
 
 
 class CommandContext:

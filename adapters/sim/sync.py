@@ -20,7 +20,6 @@ import attrs
 #: Largest ``DATA`` chunk of the sync protocol, in either direction.
 SYNC_DATA_MAX = 64 * 1024
 _ENOENT = 2
-_ENOTDIR = 20
 
 _DIRECTORIES = ("/", "/sdcard", "/storage", "/storage/emulated", "/storage/emulated/0", "/data",
                 "/data/local", "/data/local/tmp", "/system", "/system/bin", "/dev")
@@ -66,7 +65,7 @@ class DeviceFilesystem:
         path = posixpath.normpath("/" + path.lstrip("/")) if path else "/"
         if path == "/storage/emulated/0" or path.startswith("/storage/emulated/0/"):
             path = "/sdcard" + path[len("/storage/emulated/0"):]
-        return "/" if path == "//" else path
+        return path
 
     def write(self, path: str, data: bytes, *, mode: int = 0o644, append: bool = False) -> None:
         """Create or replace (or extend, with ``append``) a regular file, creating its parent directories."""
