@@ -75,3 +75,14 @@ def test_missing_server_is_an_adb_server_error_naming_both_fixes(name: str) -> N
     assert "--adb-server" in str(caught.value)
     with pytest.raises(AdbServerError):
         transport.shell("any", "echo hi", 2.0)
+
+
+def test_missing_server_is_never_started_behind_the_callers_back(monkeypatch: pytest.MonkeyPatch) -> None:
+    import adbutils._adb as adbutils_adb
+
+    spawned: list[object] = []
+    monkeypatch.setattr(adbutils_adb.subprocess, "run", lambda *args, **kwargs: spawned.append(args))
+    transport = open_transport("adbutils", ServerAddress("127.0.0.1", free_port()))
+    with pytest.raises(AdbServerError):
+        transport.shell("any", "echo hi", 2.0)
+    assert spawned == []
