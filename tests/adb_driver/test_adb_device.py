@@ -10,6 +10,7 @@ from typing import Any, TypeVar
 import pytest
 
 from adapters.adb import AdbDevice
+from adapters.adb.dump import ATTEMPT_CYCLE, DumpAttempt, extract_hierarchy
 from adapters.adb.text import ADB_KEYBOARD_IME
 from adapters.base import AppInfo, Device, WindowSize
 from adapters.errors import (
@@ -314,3 +315,9 @@ def test_a_tap_whose_answer_is_lost_raises_ack_lost_after_taking_effect(adb_serv
         run(scenario())
     finally:
         stop_rig(adb_server, rig)
+
+
+@pytest.mark.parametrize("attempt", ATTEMPT_CYCLE, ids=lambda a: f"file={a.to_file}-compressed={a.compressed}")
+def test_every_dump_attempt_kind_yields_the_phones_hierarchy(rig: Rig, transport: str, attempt: DumpAttempt) -> None:
+    result = run(rig.device(transport).shell(attempt.command()))
+    assert extract_hierarchy(result.output) == rig.phone.ui_dump(compressed=attempt.compressed).xml

@@ -1,7 +1,8 @@
 import pytest
 
+from adb_driver.conftest import Rig
 from adb_driver.test_transport import free_port
-from fsm_runner.cli import EXIT_ENVIRONMENT, EXIT_USAGE, main
+from fsm_runner.cli import EXIT_ENVIRONMENT, EXIT_OK, EXIT_USAGE, main
 
 
 @pytest.mark.parametrize("transport", ["adbutils", "ppadb"])
@@ -19,3 +20,12 @@ def test_devices_with_a_malformed_server_address_is_a_usage_error(capsys: pytest
         main(["devices", "--adb-server", "localhost:notaport"])
     assert caught.value.code == EXIT_USAGE
     assert "HOST:PORT" in capsys.readouterr().err
+
+
+@pytest.mark.adb
+@pytest.mark.parametrize("transport", ["adbutils", "ppadb"])
+def test_devices_lists_the_connected_phone_with_its_state(
+    rig: Rig, transport: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert main(["devices", "--adb-server", rig.server, "--transport", transport]) == EXIT_OK
+    assert f"{rig.serial}\tdevice" in capsys.readouterr().out.splitlines()
