@@ -36,6 +36,7 @@ class _Match:
     score: float
     reason: str
     role_mismatch: bool = False
+    via: str = ""
 
 
 class RuleLocator:
@@ -208,11 +209,11 @@ def _score(target: Target, element: Element) -> _Match | None:
         if not target.roles or roles.isdisjoint(target.roles):
             return None
         return _Match(element, 0.7, f"a {target.role_word}")
-    best, why = 0.0, ""
+    best, why, via = 0.0, "", ""
     for kind, text, weight in _names(element):
         score = _label_score(target, text) * weight
         if score > best:
-            best, why = score, f"{kind} {fold(text)[:40]!r}"
+            best, why, via = score, f"{kind} {fold(text)[:40]!r}", kind
     if best == 0.0:
         return None
     if target.roles and roles.isdisjoint(target.roles):
@@ -222,7 +223,7 @@ def _score(target: Target, element: Element) -> _Match | None:
         best = min(1.0, best + 0.02)
         why += f", {target.role_word}"
     mismatch = bool(target.roles) and roles.isdisjoint(target.roles)
-    return _Match(element, best, ("exact " if best >= 0.97 else "partial ") + why, mismatch)
+    return _Match(element, best, ("exact " if best >= 0.97 else "partial ") + why, mismatch, via)
 
 
 def _satisfies(element: Element, states: tuple[tuple[str, bool], ...]) -> bool:
@@ -230,9 +231,14 @@ def _satisfies(element: Element, states: tuple[tuple[str, bool], ...]) -> bool:
 
 
 def _to_container(match: _Match, screen: Screen, target: Target) -> _Match:
-    """A plain label inside a clickable container stands for the container."""
+    """A plain label inside a clickable container stands for the container.
+
+    A node matched on its own resource id ("product_price") was named for itself, so it stays.
+    """
     element = match.element
     if element.clickable or element.long_clickable or element.scrollable or "field" in _roles(element):
+        return match
+    if match.via == "resource-id":
         return match
     limit = screen.width * screen.height * _CONTAINER_MAX_SHARE
     parent_id = element.parent_id
