@@ -284,8 +284,9 @@ def _assign_keys(window_roots: list[_Node], kinds: list[WindowKind]) -> None:
         stack = [root]
         while stack:
             parent = stack.pop()
-            _key_siblings(parent)
-            stack.extend(parent.children)
+            if parent.children:
+                _key_siblings(parent)
+                stack.extend(parent.children)
 
 
 def _identity(node: _Node) -> str:

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import functools
+
 _BY_SIMPLE_NAME: dict[str, str] = {
     "Button": "button",
     "ImageButton": "button",
@@ -59,6 +61,7 @@ def simple_class_name(cls: str) -> str:
     return cls.rsplit(".", 1)[-1]
 
 
+@functools.lru_cache(maxsize=2048)
 def role_word(cls: str, *, clickable: bool, scrollable: bool, checkable: bool, has_text: bool) -> str:
     """The role word for a node: its widget kind, or what its flags make it (a clickable container is a button)."""
     name = simple_class_name(cls)
