@@ -80,8 +80,9 @@ def test_label_inside_clickable_container_resolves_to_the_container() -> None:
 
 def test_target_covered_by_keyboard_is_not_a_candidate_and_the_reason_says_so() -> None:
     location = LOCATOR.find("the Login button", login_screen(keyboard=True))
-    assert not location.found
+    assert not location.found and location.covered
     assert "covered by the keyboard" in location.reason
+    assert not LOCATOR.find("Sign up", login_screen(keyboard=True)).covered
 
 
 def test_candidates_are_ranked_with_scores_between_zero_and_one_and_capped_at_top_k() -> None:
