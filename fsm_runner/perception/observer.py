@@ -4,8 +4,9 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable
+from typing import cast
 
-from adapters.base import Device
+from adapters.base import Device, ToastSource
 from fsm_runner.perception.parse import parse_dump
 from fsm_runner.roles.base import Observation
 
@@ -13,8 +14,10 @@ from fsm_runner.roles.base import Observation
 class DumpObserver:
     """Dump the hierarchy (and take a screenshot when ``screenshots``), parse it, and time-stamp it.
 
-    Raises PerceptionError for an unreadable dump and lets DeviceError through;
-    ``now`` is the clock for ``Observation.at`` (injectable so tests need no sleeps).
+    Toasts never appear in a dump: a device that offers ``recent_toasts``
+    (``adapters.base.ToastSource``) has them added to the observation. Raises
+    PerceptionError for an unreadable dump and lets DeviceError through; ``now``
+    is the clock for ``Observation.at`` (injectable so tests need no sleeps).
     """
 
     def __init__(
@@ -29,6 +32,9 @@ class DumpObserver:
         at = self._now()
         screen = parse_dump(dump.xml)
         shot = await device.screenshot() if self._screenshots else None
+        toasts: tuple[str, ...] = ()
+        if callable(getattr(device, "recent_toasts", None)):
+            toasts = tuple(await cast(ToastSource, device).recent_toasts())
         # Toasts never appear in a dump; devices that can see them offer recent_toasts().
         recent_toasts = getattr(device, "recent_toasts", None)
         toasts = tuple(await recent_toasts()) if recent_toasts is not None else ()

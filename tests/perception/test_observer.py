@@ -54,3 +54,18 @@ def test_an_unreadable_dump_raises_a_perception_error() -> None:
     device = DumpingDevice("ERROR: could not get idle state.")
     with pytest.raises(PerceptionError, match="error instead of a hierarchy"):
         asyncio.run(DumpObserver(now=lambda: 0.0).observe(cast(Device, device), 1))
+
+
+class ToastingDevice(DumpingDevice):
+    async def recent_toasts(self) -> tuple[str, ...]:
+        return ("Added to cart",)
+
+
+def test_toasts_from_a_device_that_sees_them_are_added_to_the_observation() -> None:
+    observation = asyncio.run(DumpObserver(now=lambda: 0.0).observe(cast(Device, ToastingDevice(cart())), 1))
+    assert observation.toasts == ("Added to cart",)
+
+
+def test_a_device_without_toasts_gives_none() -> None:
+    observation = asyncio.run(DumpObserver(now=lambda: 0.0).observe(cast(Device, DumpingDevice(cart())), 1))
+    assert observation.toasts == ()
