@@ -17,7 +17,7 @@ from collections.abc import Awaitable, Callable
 
 import attrs
 
-from adapters.base import Device
+from adapters.base import Device, Key
 from adapters.errors import AckLostError, DeviceError, EnvironmentFault
 from fsm_runner.perception.screen import Bounds, Element, Screen, WindowKind
 from fsm_runner.roles.base import ExecStatus, ExecutionRequest, ExecutionResult, Layer, Observation, ObserveFn
@@ -32,7 +32,7 @@ SWIPE_SPAN = 0.5
 
 Sleep = Callable[[float], Awaitable[None]]
 
-_KEYS = {Action.PRESS_BACK: "BACK", Action.PRESS_HOME: "HOME", Action.PRESS_ENTER: "ENTER"}
+_KEYS: dict[Action, Key] = {Action.PRESS_BACK: "BACK", Action.PRESS_HOME: "HOME", Action.PRESS_ENTER: "ENTER"}
 _COVER_WORDS = {
     WindowKind.KEYBOARD: "keyboard",
     WindowKind.DIALOG: "dialog",
@@ -132,7 +132,7 @@ class DeviceExecutor:
         if action in (Action.SWIPE, Action.SCROLL):
             return await self._swipe(request, device, observe, deadline)
         if action in _KEYS:
-            await device.press_key(_KEYS[action])  # type: ignore[arg-type]
+            await device.press_key(_KEYS[action])
             return await self._done(request, observe, deadline, detail=f"pressed {_KEYS[action]}")
         if action is Action.WAIT_FOR:
             return await self._wait_for(request, observe, deadline)
@@ -157,7 +157,7 @@ class DeviceExecutor:
         if isinstance(aim, ExecutionResult):
             return aim
         element, bounds = aim
-        x, y = bounds.center
+        x, y = _tap_point(request.screen, bounds)
         covered = _covered(request.screen, element, bounds, x, y)
         if covered:
             return ExecutionResult(
@@ -193,7 +193,7 @@ class DeviceExecutor:
         written = request.step.value or ""
         shown_text = written if "${secret:" in written else text
         element_id = element.element_id if element else None
-        x, y = bounds.center
+        x, y = _tap_point(request.screen, bounds)
         field = element
         if element is None or not element.focused:
             covered = _covered(request.screen, element, bounds, x, y)
@@ -373,6 +373,15 @@ def _aim(request: ExecutionRequest) -> tuple[Element | None, Bounds] | Execution
             layer=Layer.PERCEPTION,
         )
     return request.screen.element(best.element_id), best.bounds
+
+
+def _tap_point(screen: Screen, bounds: Bounds) -> tuple[int, int]:
+    """The centre of the part of ``bounds`` that is on the display (a row may reach past its edge)."""
+    x1, y1 = max(bounds.x1, 0), max(bounds.y1, 0)
+    x2, y2 = min(bounds.x2, screen.width), min(bounds.y2, screen.height)
+    if x1 >= x2 or y1 >= y2:
+        return bounds.center
+    return ((x1 + x2) // 2, (y1 + y2) // 2)
 
 
 def _name(element: Element | None, bounds: Bounds) -> str:

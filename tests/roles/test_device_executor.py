@@ -256,3 +256,13 @@ def test_a_secret_typed_into_a_plain_field_is_shown_as_its_placeholder() -> None
     assert result.status is ExecStatus.OK
     assert rig.phone.focused_text() == "alice-the-secret"
     assert "alice-the-secret" not in result.detail and "${secret:USER}" in result.detail
+
+
+def test_a_row_reaching_past_the_display_edge_is_tapped_inside_the_display() -> None:
+    rig = Rig()
+    rig.log_in()
+    screen = rig.screen()
+    row = Location((Candidate("tall", parse_bounds("[0,2200][1080,2600]"), 1.0, "test"),))
+    result = rig.run(Step("tap", target="Bluetooth Speaker"), location=row, screen=screen)
+    assert result.status is ExecStatus.OK
+    assert result.point == (540, 2300)
