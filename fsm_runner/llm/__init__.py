@@ -1,0 +1,1 @@
+"""The LLM layer: an OpenAI-compatible client, per-role profiles, and LLM-backed planner, locator and validator."""
