@@ -9,7 +9,7 @@ from typing import Any, TypeVar
 
 import pytest
 
-from adapters.adb import AdbDevice
+from adapters.adb import AdbDevice, find_system_popup
 from adapters.adb.dump import ATTEMPT_CYCLE, DumpAttempt, extract_hierarchy
 from adapters.adb.text import ADB_KEYBOARD_IME
 from adapters.base import AppInfo, Device, WindowSize
@@ -321,3 +321,23 @@ def test_a_tap_whose_answer_is_lost_raises_ack_lost_after_taking_effect(adb_serv
 def test_every_dump_attempt_kind_yields_the_phones_hierarchy(rig: Rig, transport: str, attempt: DumpAttempt) -> None:
     result = run(rig.device(transport).shell(attempt.command()))
     assert extract_hierarchy(result.output) == rig.phone.ui_dump(compressed=attempt.compressed).xml
+
+
+@pytest.mark.parametrize(("policy", "answer"), [("allow", "granted"), ("deny", "denied"), ("fail", "pending")])
+def test_popup_policy_decides_the_permission_dialog(rig: Rig, transport: str, policy: str, answer: str) -> None:
+    async def scenario() -> None:
+        device = rig.device(transport, popup_policy=policy)
+        await device.start_app(DEMO_SHOP_PACKAGE)
+        rig.clock.advance(5.0)
+        action = await device.handle_system_popup((await device.dump_hierarchy()).xml)
+        assert action is not None
+        assert (action.package, action.policy, action.tapped) == (
+            "com.google.android.permissioncontroller",
+            policy,
+            policy != "fail",
+        )
+        assert rig.phone.notification_permission == answer
+        still_shown = find_system_popup((await device.dump_hierarchy()).xml) is not None
+        assert still_shown is (policy == "fail")
+
+    run(scenario())
