@@ -12,10 +12,11 @@ the rest depends on the name and is documented in docs/events.md.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import sys
 import threading
-from collections.abc import MutableMapping
+from collections.abc import Callable, Mapping, MutableMapping, Sequence
 from pathlib import Path
 from typing import Any, TextIO
 
@@ -74,13 +75,34 @@ def _drop(_: Any, __: str, event_dict: MutableMapping[str, Any]) -> MutableMappi
     raise structlog.DropEvent
 
 
-def configure(*, echo: bool = False) -> None:
+Listener = Callable[[Mapping[str, Any]], None]
+
+
+class _Listeners:
+    """A processor that shows each event (with its bound context) to listeners such as the progress line."""
+
+    def __init__(self, listeners: Sequence[Listener]) -> None:
+        self._listeners = tuple(listeners)
+
+    def __call__(self, _: Any, __: str, event_dict: MutableMapping[str, Any]) -> MutableMapping[str, Any]:
+        for listener in self._listeners:
+            # A closed terminal or pipe must not stop the run that is being watched.
+            with contextlib.suppress(OSError):
+                listener(event_dict)
+        return event_dict
+
+
+def configure(*, echo: bool = False, listeners: Sequence[Listener] = ()) -> None:
     """Configure structlog for an entry point: events go to their run's ``events.jsonl``.
 
-    With ``echo`` they are also printed to stderr as JSON lines. Called by the
-    CLI and the pytest plugin, never by the library itself.
+    With ``echo`` they are also printed to stderr as JSON lines; ``listeners``
+    see every event first (read-only). Called by the CLI and the pytest plugin,
+    never by the library itself.
     """
-    processors: list[Any] = [structlog.contextvars.merge_contextvars, RUN_FILES]
+    processors: list[Any] = [structlog.contextvars.merge_contextvars]
+    if listeners:
+        processors.append(_Listeners(listeners))
+    processors.append(RUN_FILES)
     if echo:
         processors.append(structlog.processors.JSONRenderer())
     else:

@@ -1,0 +1,120 @@
+"""Launching machine runs for the entry points: pick the device and planner, run, and keep the evidence.
+
+The CLI and the pytest plugin share this; the library API (``fsm_runner.run``)
+stays free of concrete devices. A goal-only machine with no LLM configured is
+not run: it comes back as a SKIPPED result that names the setting to use.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+
+import attrs
+
+from adapters.base import Device
+from fsm_runner.api import arun, offline_roles
+from fsm_runner.config import Config
+from fsm_runner.errors import ConfigurationError
+from fsm_runner.evidence import RunDirectory, new_run_id
+from fsm_runner.machine import Machine
+from fsm_runner.records import Outcome, RunResult
+from fsm_runner.roles.base import Planner
+from fsm_runner.roles.values import Secrets
+
+#: Builds a planner from the text after ``SCHEME:`` in ``--llm SCHEME:ARG`` (or ``profile:NAME`` from config).
+PlannerFactory = Callable[[str, Machine, Config], Planner]
+
+#: The ``--llm`` schemes on offer. The LLM client registers its own here (``replay`` for
+#: ``--llm replay:FILE``, ``profile`` for the profiles of fsm-runner.toml); none ship with the engine.
+PLANNERS: dict[str, PlannerFactory] = {}
+
+#: What to tell the user when a goal-only machine has no planner.
+LLM_HINT = (
+    "this machine has only a goal and needs an LLM planner: pass --llm replay:FILE, or set [llm] profile "
+    "in fsm-runner.toml (or FSM_RUNNER_LLM_BASE_URL and FSM_RUNNER_LLM_API_KEY)"
+)
+
+DEVICE_KINDS = ("sim", "sim-adb")
+
+
+def open_device(spec: str, config: Config, *, index: int = 0, adb_server: str | None = None) -> Device:
+    """The device ``spec`` names: ``sim`` (a fresh in-process phone) or an adb serial.
+
+    ``sim-adb`` is not offered yet; ConfigurationError says what to use instead.
+    """
+    if spec == "sim":
+        from adapters.sim import SimDevice, SimPhone
+
+        phone = SimPhone(serial=f"sim-{index}", locale=config.device.locale, seed=config.device.seed + index)
+        return SimDevice(phone)
+    if spec == "sim-adb":
+        raise ConfigurationError(
+            "--device sim-adb is not available yet; start 'fsm-runner sim serve', 'adb connect 127.0.0.1:PORT', "
+            "and pass --device 127.0.0.1:PORT"
+        )
+    from adapters.adb import AdbDevice
+
+    return AdbDevice(spec, server=adb_server or config.device.adb_server)
+
+
+def planner_for(machine: Machine, llm: str | None, config: Config) -> Planner | None:
+    """The planner ``--llm`` (or the config's LLM profile) asks for; None means the offline scripted planner."""
+    spec = llm or (f"profile:{config.llm.profile}" if config.llm.profile else None)
+    if spec is None:
+        return None
+    scheme, sep, argument = spec.partition(":")
+    if not sep:
+        raise ConfigurationError(f"--llm {spec!r} is not SCHEME:ARGUMENT (for example replay:answers.yaml)")
+    factory = PLANNERS.get(scheme)
+    if factory is None:
+        known = ", ".join(sorted(PLANNERS)) or "none installed yet"
+        raise ConfigurationError(f"--llm scheme {scheme!r} is not available (available: {known})")
+    return factory(argument, machine, config)
+
+
+def with_budgets(machine: Machine, overrides: dict[str, float | int]) -> Machine:
+    """``machine`` with its budgets overridden (config first, then command line); others keep their value."""
+    if not overrides:
+        return machine
+    return attrs.evolve(machine, budgets=machine.budgets.merge(**overrides))
+
+
+def skipped(machine: Machine, reason: str, run_id: str | None = None) -> RunResult:
+    """The result of a machine that was not run, with the reason (and the setting that would run it)."""
+    return RunResult(
+        run_id=run_id or new_run_id(),
+        machine=machine.name,
+        outcome=Outcome.ERROR,
+        reason=reason,
+        skipped=True,
+    )
+
+
+async def run_into(
+    machine: Machine,
+    device: Device,
+    out: str | Path,
+    *,
+    planner: Planner | None = None,
+    secrets: Secrets | None = None,
+) -> RunResult:
+    """Run ``machine`` on ``device`` into a fresh ``out/<machine>-<run_id>`` with every evidence file.
+
+    A goal-only machine without ``planner`` is not run and yields a skipped result.
+    """
+    source = secrets or Secrets()
+    if not machine.steps and planner is None:
+        return skipped(machine, LLM_HINT)
+    directory = RunDirectory.create(out, machine.name, secrets=source)
+    roles = offline_roles(machine, planner=planner, screenshots=True)
+    result = await arun(
+        machine,
+        device,
+        roles=roles,
+        run_id=directory.run_id,
+        run_dir=directory.path,
+        recorder=directory,
+        secrets=source.known(),
+    )
+    return directory.result or attrs.evolve(result, run_dir=str(directory.path))
