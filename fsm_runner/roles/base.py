@@ -262,13 +262,17 @@ class HealAction(StrEnum):
 
 @attrs.frozen
 class Failure:
-    """A failure record handed to the healer. ``cause`` is a short word: loop, timeout, not_found, ..."""
+    """A failure record handed to the healer. ``cause`` is a short word: loop, timeout, not_found, ...
+
+    ``target`` is the failing step's target description, when it has one (it keys learned fixes).
+    """
 
     state: str
     cause: str
     layer: Layer
     detail: str
     step_index: int
+    target: str | None = None
 
 
 @attrs.frozen

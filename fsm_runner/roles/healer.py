@@ -170,7 +170,9 @@ class RuleHealer:
 
 
 def _target(view: HealerView) -> str | None:
-    """The failing step's target: the most recent step record for the failing step index."""
+    """The failing step's target: from the failure, else the latest record of the failing step."""
+    if view.failure.target is not None:
+        return view.failure.target
     for record in reversed(view.recent):
         if record.index == view.failure.step_index:
             return record.target

@@ -212,3 +212,12 @@ def test_a_violated_must_not_state_is_not_retried() -> None:
 def test_a_refused_high_risk_step_is_replanned_then_aborted() -> None:
     assert HEALER.decide(view("high_risk_refused", tries=1)).action is HealAction.REPLAN
     assert HEALER.decide(view("high_risk_refused", tries=2)).action is HealAction.ABORT
+
+
+def test_the_failure_target_keys_the_learned_fix(tmp_path: Path) -> None:
+    healer = RuleHealer(FailurePatterns(tmp_path / "p.jsonl"))
+    failing = HealerView(Failure("EXECUTE", "not_found", Layer.PERCEPTION, "", 5, target="Pay now"), "Cart")
+    healer.record_success(failing, HealDecision(HealAction.SCROLL_TO_FIND, Layer.PERCEPTION))
+    assert healer.decide(failing).action is HealAction.SCROLL_TO_FIND
+    other = HealerView(Failure("EXECUTE", "not_found", Layer.PERCEPTION, "", 5, target="Checkout"), "Cart")
+    assert healer.decide(other).action is HealAction.RETRY
