@@ -221,3 +221,17 @@ def test_the_failure_target_keys_the_learned_fix(tmp_path: Path) -> None:
     assert healer.decide(failing).action is HealAction.SCROLL_TO_FIND
     other = HealerView(Failure("EXECUTE", "not_found", Layer.PERCEPTION, "", 5, target="Checkout"), "Cart")
     assert healer.decide(other).action is HealAction.RETRY
+
+
+@pytest.mark.parametrize(
+    ("dump", "button"), [("demo_en_permission.xml", "Allow"), ("demo_zh-CN_permission.xml", "允许")]
+)
+def test_the_popup_remedy_names_a_button_the_locator_finds_on_the_real_dump(dump: str, button: str) -> None:
+    from fsm_runner.perception import parse_dump
+    from fsm_runner.roles.locator import RuleLocator
+
+    real = parse_dump((Path(__file__).parent / "data" / dump).read_bytes())
+    decision = HEALER.decide(view("not_found", scr=real))
+    assert decision.action is HealAction.DISMISS_POPUP and decision.remedy is not None
+    best = RuleLocator().find(decision.remedy.target or "", real).best
+    assert best is not None and best.label == button
