@@ -16,6 +16,7 @@ from adapters.adb.dumpsys import (
     parse_screen_on,
     parse_settings_value,
     parse_version_name,
+    parse_wm_size,
 )
 from adapters.adb.text import ADB_KEYBOARD_FIX, ADB_KEYBOARD_PACKAGE, shell_single_quote
 from adapters.base import KEYCODES, PreflightReport
@@ -75,8 +76,13 @@ async def _screen_on(shell: RunShell) -> bool:
 async def _unlocked(shell: RunShell) -> bool:
     locked = parse_locked((await shell("dumpsys window", _TIMEOUT)).output)
     if locked:
-        # Dismisses an insecure keyguard; a PIN or pattern lock stays and is reported.
+        # Dismisses an insecure keyguard on Android 8+; a PIN or pattern lock stays and is reported.
         await shell("wm dismiss-keyguard", _TIMEOUT)
+        locked = parse_locked((await shell("dumpsys window", _TIMEOUT)).output)
+    if locked:
+        # Older builds and swipe-only lock screens need the gesture itself.
+        width, height = parse_wm_size((await shell("wm size", _TIMEOUT)).output)
+        await shell(f"input swipe {width // 2} {height * 9 // 10} {width // 2} {height * 3 // 10} 300", _TIMEOUT)
         locked = parse_locked((await shell("dumpsys window", _TIMEOUT)).output)
     return not locked
 

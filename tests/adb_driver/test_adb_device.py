@@ -184,13 +184,14 @@ def test_preflight_turns_animations_off_and_restore_puts_them_back(rig: Rig, tra
     run(scenario())
 
 
-def test_preflight_wakes_a_sleeping_screen(rig: Rig, transport: str) -> None:
+def test_preflight_wakes_a_sleeping_screen_and_swipes_the_lock_screen_away(rig: Rig, transport: str) -> None:
     async def scenario() -> None:
         device = rig.device(transport)
         await device.press_key("POWER")
-        assert not rig.phone.screen_on()
+        assert not rig.phone.screen_on() and rig.phone.locked()
         report = await device.preflight(DEMO_SHOP_PACKAGE)
-        assert report.screen_on and rig.phone.screen_on()
+        assert report.screen_on and report.unlocked and report.ready
+        assert rig.phone.screen_on() and not rig.phone.locked()
 
     run(scenario())
 
@@ -341,3 +342,9 @@ def test_popup_policy_decides_the_permission_dialog(rig: Rig, transport: str, po
         assert still_shown is (policy == "fail")
 
     run(scenario())
+
+
+def test_preflight_reports_a_missing_package_with_its_fix(rig: Rig, transport: str) -> None:
+    report = run(rig.device(transport).preflight("com.example.notinstalled"))
+    assert not report.ready and report.package_version is None
+    assert any("not installed" in problem and "adb install" in problem for problem in report.problems)
