@@ -79,7 +79,7 @@ def adb_checks(server: str, *, needed: bool) -> list[Check]:
     try:
         entries = transport.devices()
     except DeviceError as err:
-        return [Check("adb server", missing, f"not reachable at {address} ({err}); start it with 'adb start-server'"
+        return [Check("adb server", missing, f"not reachable at {address}: {err}"
                       + ("" if needed else " (not needed for --device sim)"))]
     finally:
         transport.close()
