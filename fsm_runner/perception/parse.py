@@ -290,6 +290,9 @@ def _assign_keys(window_roots: list[_Node], kinds: list[WindowKind]) -> None:
 
 
 def _identity(node: _Node) -> str:
+    # What a field shows is its value (state), not what it is: typing must not change its id.
+    if node.role == "field":
+        return f"{node.cls}|{node.rid}|field"
     leafish = node.own_label or (node.label if (node.acts or node.row_label) else "")
     return f"{node.cls}|{node.rid}|{mask_volatile(leafish)}"
 
@@ -409,7 +412,8 @@ def _assign_ordinals(nodes: list[_Node]) -> None:
     groups: dict[tuple[str, str], list[_Node]] = defaultdict(list)
     for node in nodes:
         if node.kept and node.shown and not node.occluded_by and not _is_merged(node):
-            groups[(node.role, node.label)].append(node)
+            # An empty label says nothing: the resource id tells unlabelled elements apart instead.
+            groups[(node.role, node.label or short_resource_id(node.rid))].append(node)
     for members in groups.values():
         if len(members) < 2:
             continue
