@@ -7,44 +7,60 @@ from collections.abc import Callable
 from typing import cast
 
 from adapters.base import Device, ToastSource
+from fsm_runner.errors import PerceptionError
 from fsm_runner.perception.parse import parse_dump
+from fsm_runner.perception.screen import Screen
 from fsm_runner.roles.base import Observation
 
 
 class DumpObserver:
     """Dump the hierarchy (and take a screenshot when ``screenshots``), parse it, and time-stamp it.
 
-    Toasts never appear in a dump: a device that offers ``recent_toasts``
-    (``adapters.base.ToastSource``) has them added to the observation. Raises
-    PerceptionError for an unreadable dump and lets DeviceError through; ``now``
-    is the clock for ``Observation.at`` (injectable so tests need no sleeps).
+    A dump the device returned but that does not parse (cut short, junk) is
+    dumped again up to ``reparse_attempts`` more times before PerceptionError is
+    raised; DeviceError passes through. Toasts never appear in a dump: a device
+    that offers ``recent_toasts`` (``adapters.base.ToastSource``) has them added.
+    ``now`` is the clock for ``Observation.at`` (injectable so tests need no sleeps).
     """
 
     def __init__(
-        self, *, screenshots: bool = False, now: Callable[[], float] = time.time, timeout: float = 20.0
+        self,
+        *,
+        screenshots: bool = False,
+        now: Callable[[], float] = time.time,
+        timeout: float = 20.0,
+        reparse_attempts: int = 1,
     ) -> None:
         self._screenshots = screenshots
         self._now = now
         self._timeout = timeout
+        self._reparse_attempts = max(0, reparse_attempts)
 
     async def observe(self, device: Device, index: int) -> Observation:
-        dump = await device.dump_hierarchy(timeout=self._timeout)
-        at = self._now()
-        screen = parse_dump(dump.xml)
+        attempts = 0
+        latency_ms = 0.0
+        for tries_left in range(self._reparse_attempts, -1, -1):
+            dump = await device.dump_hierarchy(timeout=self._timeout)
+            attempts += dump.attempts
+            latency_ms += dump.latency_ms
+            at = self._now()
+            try:
+                screen: Screen = parse_dump(dump.xml)
+                break
+            except PerceptionError:
+                if tries_left == 0:
+                    raise
         shot = await device.screenshot() if self._screenshots else None
         toasts: tuple[str, ...] = ()
         if callable(getattr(device, "recent_toasts", None)):
             toasts = tuple(await cast(ToastSource, device).recent_toasts())
-        # Toasts never appear in a dump; devices that can see them offer recent_toasts().
-        recent_toasts = getattr(device, "recent_toasts", None)
-        toasts = tuple(await recent_toasts()) if recent_toasts is not None else ()
         return Observation(
             index=index,
             screen=screen,
             xml=dump.xml,
             at=at,
-            dump_latency_ms=dump.latency_ms,
-            dump_attempts=dump.attempts,
+            dump_latency_ms=latency_ms,
+            dump_attempts=attempts,
             screenshot=shot,
             toasts=toasts,
         )

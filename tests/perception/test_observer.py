@@ -50,10 +50,19 @@ def test_observe_takes_a_screenshot_only_when_asked() -> None:
     assert device.screenshots == 1
 
 
-def test_an_unreadable_dump_raises_a_perception_error() -> None:
-    device = DumpingDevice("ERROR: could not get idle state.")
-    with pytest.raises(PerceptionError, match="error instead of a hierarchy"):
+def test_a_dump_that_stays_unreadable_raises_a_perception_error_after_one_more_try() -> None:
+    device = DumpingDevice("ERROR: could not get idle state.", "<hierarchy><node")
+    with pytest.raises(PerceptionError, match="truncated"):
         asyncio.run(DumpObserver(now=lambda: 0.0).observe(cast(Device, device), 1))
+    assert device.outputs == []
+
+
+def test_a_cut_short_dump_is_dumped_again_and_the_attempts_add_up() -> None:
+    device = DumpingDevice(cart()[:500], cart())
+    observation = asyncio.run(DumpObserver(now=lambda: 0.0).observe(cast(Device, device), 3))
+    assert observation.screen == parse_dump(cart())
+    assert observation.dump_attempts == 4
+    assert observation.dump_latency_ms == 85.0
 
 
 class ToastingDevice(DumpingDevice):
