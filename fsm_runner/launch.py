@@ -31,8 +31,8 @@ PLANNERS: dict[str, PlannerFactory] = {}
 
 #: What to tell the user when a goal-only machine has no planner.
 LLM_HINT = (
-    "this machine has only a goal and needs an LLM planner: pass --llm replay:FILE, or set [llm] profile "
-    "in fsm-runner.toml (or FSM_RUNNER_LLM_BASE_URL and FSM_RUNNER_LLM_API_KEY)"
+    "this machine has only a goal and needs an LLM planner: pass --llm replay:FILE (pytest: --fsm-llm), "
+    "or set [llm] profile in fsm-runner.toml (or FSM_RUNNER_LLM_BASE_URL and FSM_RUNNER_LLM_API_KEY)"
 )
 
 DEVICE_KINDS = ("sim", "sim-adb")
