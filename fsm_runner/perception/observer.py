@@ -6,6 +6,8 @@ import time
 from collections.abc import Callable
 from typing import cast
 
+import attrs
+
 from adapters.base import Device, ToastSource
 from fsm_runner.errors import PerceptionError
 from fsm_runner.perception.parse import parse_dump
@@ -20,7 +22,10 @@ class DumpObserver:
     dumped again up to ``reparse_attempts`` more times before PerceptionError is
     raised; DeviceError passes through. Toasts never appear in a dump: a device
     that offers ``recent_toasts`` (``adapters.base.ToastSource``) has them added.
-    ``now`` is the clock for ``Observation.at`` (injectable so tests need no sleeps).
+    With ``activity`` the device is asked for the foreground activity, which a
+    dump does not hold; it is set on the screen when its package is the
+    screen's. ``now`` is the clock for ``Observation.at`` (injectable so tests
+    need no sleeps).
     """
 
     def __init__(
@@ -30,11 +35,13 @@ class DumpObserver:
         now: Callable[[], float] = time.time,
         timeout: float = 20.0,
         reparse_attempts: int = 1,
+        activity: bool = True,
     ) -> None:
         self._screenshots = screenshots
         self._now = now
         self._timeout = timeout
         self._reparse_attempts = max(0, reparse_attempts)
+        self._activity = activity
 
     async def observe(self, device: Device, index: int) -> Observation:
         attempts = 0
@@ -50,6 +57,10 @@ class DumpObserver:
             except PerceptionError:
                 if tries_left == 0:
                     raise
+        if self._activity:
+            app = await device.current_app()
+            if app.activity and app.package == screen.package:
+                screen = attrs.evolve(screen, activity=app.activity)
         shot = await device.screenshot() if self._screenshots else None
         toasts: tuple[str, ...] = ()
         if callable(getattr(device, "recent_toasts", None)):

@@ -5,12 +5,13 @@ from typing import cast
 
 import pytest
 
-from adapters.base import Device, Dump
+from adapters.base import AppInfo, Device, Dump
 from fsm_runner.errors import PerceptionError
 from fsm_runner.perception import DumpObserver, parse_dump
 from tests.perception.shop_screens import cart
 
 PNG = b"\x89PNG\r\n\x1a\nfake"
+SHOP_IN_FRONT = AppInfo("com.example.shop", ".CartActivity")
 
 
 class DumpingDevice:
@@ -18,9 +19,13 @@ class DumpingDevice:
 
     serial = "test-1"
 
-    def __init__(self, *outputs: str) -> None:
+    def __init__(self, *outputs: str, app: AppInfo = SHOP_IN_FRONT) -> None:
         self.outputs = list(outputs)
         self.screenshots = 0
+        self.app = app
+
+    async def current_app(self) -> AppInfo:
+        return self.app
 
     async def dump_hierarchy(self, *, timeout: float = 20.0) -> Dump:
         return Dump(xml=self.outputs.pop(0), latency_ms=42.5, attempts=2)
@@ -37,7 +42,8 @@ def test_observe_parses_the_dump_and_records_where_it_came_from() -> None:
     assert observation.index == 7
     assert observation.at == 1234.5
     assert observation.xml == cart()
-    assert observation.screen == parse_dump(cart())
+    assert observation.screen.elements == parse_dump(cart()).elements
+    assert observation.screen.activity == ".CartActivity"
     assert (observation.dump_latency_ms, observation.dump_attempts) == (42.5, 2)
     assert observation.screenshot is None
     assert device.screenshots == 0
@@ -60,7 +66,7 @@ def test_a_dump_that_stays_unreadable_raises_a_perception_error_after_one_more_t
 def test_a_cut_short_dump_is_dumped_again_and_the_attempts_add_up() -> None:
     device = DumpingDevice(cart()[:500], cart())
     observation = asyncio.run(DumpObserver(now=lambda: 0.0).observe(cast(Device, device), 3))
-    assert observation.screen == parse_dump(cart())
+    assert observation.screen.fingerprint == parse_dump(cart()).fingerprint
     assert observation.dump_attempts == 4
     assert observation.dump_latency_ms == 85.0
 
@@ -78,3 +84,9 @@ def test_toasts_from_a_device_that_sees_them_are_added_to_the_observation() -> N
 def test_a_device_without_toasts_gives_none() -> None:
     observation = asyncio.run(DumpObserver(now=lambda: 0.0).observe(cast(Device, DumpingDevice(cart())), 1))
     assert observation.toasts == ()
+
+
+def test_the_activity_is_left_unknown_when_another_package_is_in_front() -> None:
+    device = DumpingDevice(cart(), app=AppInfo("com.android.launcher3", ".Launcher"))
+    observation = asyncio.run(DumpObserver(now=lambda: 0.0).observe(cast(Device, device), 1))
+    assert observation.screen.activity is None
