@@ -8,7 +8,8 @@ from typing import cast
 
 import attrs
 
-from adapters.base import Device, ToastSource
+from adapters.base import AppInfo, Device, ToastSource
+from adapters.errors import DeviceError, EnvironmentFault
 from fsm_runner.errors import PerceptionError
 from fsm_runner.perception.parse import parse_dump
 from fsm_runner.perception.screen import Screen
@@ -24,8 +25,8 @@ class DumpObserver:
     that offers ``recent_toasts`` (``adapters.base.ToastSource``) has them added.
     With ``activity`` the device is asked for the foreground activity, which a
     dump does not hold; it is set on the screen when its package is the
-    screen's. ``now`` is the clock for ``Observation.at`` (injectable so tests
-    need no sleeps).
+    screen's, and left unknown when the device cannot name it. ``now`` is the
+    clock for ``Observation.at`` (injectable so tests need no sleeps).
     """
 
     def __init__(
@@ -58,8 +59,8 @@ class DumpObserver:
                 if tries_left == 0:
                     raise
         if self._activity:
-            app = await device.current_app()
-            if app.activity and app.package == screen.package:
+            app = await _foreground(device)
+            if app is not None and app.activity and app.package == screen.package:
                 screen = attrs.evolve(screen, activity=app.activity)
         shot = await device.screenshot() if self._screenshots else None
         toasts: tuple[str, ...] = ()
@@ -75,3 +76,13 @@ class DumpObserver:
             screenshot=shot,
             toasts=toasts,
         )
+
+
+async def _foreground(device: Device) -> AppInfo | None:
+    """The foreground app, or None when the device cannot tell right now (mid-transition, keyguard)."""
+    try:
+        return await device.current_app()
+    except EnvironmentFault:
+        raise
+    except DeviceError:
+        return None

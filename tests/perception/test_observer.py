@@ -6,6 +6,7 @@ from typing import cast
 import pytest
 
 from adapters.base import AppInfo, Device, Dump
+from adapters.errors import DeviceError, DeviceOfflineError
 from fsm_runner.errors import PerceptionError
 from fsm_runner.perception import DumpObserver, parse_dump
 from tests.perception.shop_screens import cart
@@ -19,12 +20,14 @@ class DumpingDevice:
 
     serial = "test-1"
 
-    def __init__(self, *outputs: str, app: AppInfo = SHOP_IN_FRONT) -> None:
+    def __init__(self, *outputs: str, app: AppInfo | Exception = SHOP_IN_FRONT) -> None:
         self.outputs = list(outputs)
         self.screenshots = 0
         self.app = app
 
     async def current_app(self) -> AppInfo:
+        if isinstance(self.app, Exception):
+            raise self.app
         return self.app
 
     async def dump_hierarchy(self, *, timeout: float = 20.0) -> Dump:
@@ -90,3 +93,15 @@ def test_the_activity_is_left_unknown_when_another_package_is_in_front() -> None
     device = DumpingDevice(cart(), app=AppInfo("com.android.launcher3", ".Launcher"))
     observation = asyncio.run(DumpObserver(now=lambda: 0.0).observe(cast(Device, device), 1))
     assert observation.screen.activity is None
+
+
+def test_the_activity_is_left_unknown_when_the_device_cannot_name_it() -> None:
+    device = DumpingDevice(cart(), app=DeviceError("dumpsys window named no focused app"))
+    observation = asyncio.run(DumpObserver(now=lambda: 0.0).observe(cast(Device, device), 1))
+    assert observation.screen.activity is None
+
+
+def test_a_device_going_offline_while_asked_for_the_activity_is_an_error() -> None:
+    device = DumpingDevice(cart(), app=DeviceOfflineError("gone"))
+    with pytest.raises(DeviceOfflineError):
+        asyncio.run(DumpObserver(now=lambda: 0.0).observe(cast(Device, device), 1))
