@@ -43,11 +43,13 @@ class RunFiles:
     def __init__(self) -> None:
         self._files: dict[str, TextIO] = {}
         self._lock = threading.Lock()
+        #: Applied to each JSON line before it is written (the entry point sets ``Secrets.redact``).
+        self.redact: Callable[[str], str] = _unchanged
 
     def __call__(self, _: Any, __: str, event_dict: MutableMapping[str, Any]) -> MutableMapping[str, Any]:
         run_dir = event_dict.pop("run_dir", None)
         if run_dir:
-            line = json.dumps(dict(event_dict), ensure_ascii=False, default=str)
+            line = self.redact(json.dumps(dict(event_dict), ensure_ascii=False, default=str))
             with self._lock:
                 handle = self._files.get(run_dir)
                 if handle is None:
@@ -66,6 +68,10 @@ class RunFiles:
                 handle = self._files.pop(name, None)
                 if handle:
                     handle.close()
+
+
+def _unchanged(text: str) -> str:
+    return text
 
 
 RUN_FILES = RunFiles()
@@ -92,13 +98,17 @@ class _Listeners:
         return event_dict
 
 
-def configure(*, echo: bool = False, listeners: Sequence[Listener] = ()) -> None:
+def configure(
+    *, echo: bool = False, listeners: Sequence[Listener] = (), redact: Callable[[str], str] | None = None
+) -> None:
     """Configure structlog for an entry point: events go to their run's ``events.jsonl``.
 
     With ``echo`` they are also printed to stderr as JSON lines; ``listeners``
-    see every event first (read-only). Called by the CLI and the pytest plugin,
-    never by the library itself.
+    see every event first (read-only); ``redact`` rewrites each line written to
+    ``events.jsonl`` (pass ``Secrets().redact``). Called by the CLI and the
+    pytest plugin, never by the library itself.
     """
+    RUN_FILES.redact = redact or _unchanged
     processors: list[Any] = [structlog.contextvars.merge_contextvars]
     if listeners:
         processors.append(_Listeners(listeners))

@@ -192,7 +192,7 @@ def run_machine(config: pytest.Config, machine: Machine, device: Device | None =
                 await target.close()
 
     saved = structlog.get_config()
-    events.configure()
+    events.configure(redact=Secrets().redact)
     try:
         return asyncio.run(go())
     finally:

@@ -126,7 +126,7 @@ def run(args: argparse.Namespace, *, stdout: TextIO | None = None, stderr: TextI
         print("error: no machines to run (a machine file defines MACHINE = Machine(...) or MACHINES = [...])",
               file=err_stream)
         return EXIT_USAGE
-    events.configure(listeners=[Progress(out_stream)])
+    events.configure(listeners=[Progress(out_stream)], redact=Secrets().redact)
     try:
         results = asyncio.run(_run_all(args, config, collection.machines, err_stream))
     except FsmRunnerError as err:

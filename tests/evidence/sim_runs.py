@@ -47,7 +47,7 @@ SECRETS = {"USER": USERNAME_SECRET, "PW": PASSWORD}
 def run_files() -> Iterator[None]:
     """Route events to each run's ``events.jsonl`` (as the CLI does) for the duration of the block."""
     saved = structlog.get_config()
-    events.configure()
+    events.configure(redact=Secrets(SECRETS, environ={}).redact)
     try:
         yield
     finally:
