@@ -53,3 +53,17 @@ def write(folder: Path, **files: str) -> Path:
     for name, source in files.items():
         (folder / f"{name}.py").write_text(source, encoding="utf-8")
     return folder
+
+#: Waits 60 s for a label that never appears: a run to kill halfway.
+NEVER_DONE = '''\
+from fsm_runner import Expect, Machine, Step
+
+MACHINE = Machine(
+    "never-done",
+    "com.example.demoshop",
+    steps=[
+        Step("wait_for", expect=[Expect("visible", target="Log in")], timeout_s=5),
+        Step("wait_for", expect=[Expect("visible", target="A label no screen has")], timeout_s=60),
+    ],
+)
+'''
