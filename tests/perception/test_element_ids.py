@@ -64,3 +64,24 @@ def test_ids_of_a_real_screen_survive_its_status_bar_clock_ticking() -> None:
     clock = next(e for e in original.elements if e.resource_id.endswith("id/clock"))
     ticked = parse_dump(raw.replace(f'text="{clock.text}"', 'text="23:59"', 1))
     assert [e.element_id for e in ticked.elements] == [e.element_id for e in original.elements]
+
+
+def test_fields_keep_their_ids_while_text_is_typed_into_them() -> None:
+    def form(user: str, password: str) -> str:
+        return hierarchy(
+            node(
+                "FrameLayout",
+                (0, 0, 1080, 1920),
+                node("EditText", (0, 100, 1080, 200), text=user, clickable=True),
+                node("EditText", (0, 300, 1080, 400), text=password, clickable=True),
+                node("Button", (0, 500, 1080, 600), text="Log in", clickable=True),
+            )
+        )
+
+    empty = [e.element_id for e in parse_dump(form("", "")).elements]
+    typed = [e.element_id for e in parse_dump(form("alice", "secret123")).elements]
+    assert empty == typed
+    assert len(set(empty)) == 3
+    note_before = parse_dump(cart(note="")).elements
+    note_after = parse_dump(cart(note="Ring twice")).elements
+    assert [e.element_id for e in note_before] == [e.element_id for e in note_after]

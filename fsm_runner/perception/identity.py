@@ -1,0 +1,98 @@
+"""Stable element ids: a chain of identities from the window down, hashed to ``e`` + six base32 characters."""
+
+from __future__ import annotations
+
+import hashlib
+from collections import defaultdict
+
+from fsm_runner.perception.raw_tree import RawNode
+from fsm_runner.perception.screen import WindowKind
+from fsm_runner.perception.volatile import mask_volatile
+
+_BASE32 = "abcdefghijklmnopqrstuvwxyz234567"
+
+
+def _short_id(hex_key: str) -> str:
+    """``e`` and six base32 characters (30 bits) of a hex digest."""
+    value = int(hex_key[:8], 16) >> 2
+    chars = []
+    for _ in range(6):
+        chars.append(_BASE32[value & 31])
+        value >>= 5
+    return "e" + "".join(chars)
+
+
+def assign_keys(window_roots: list[RawNode], kinds: list[WindowKind]) -> None:
+    """Identity keys: a chain of (class, resource id, masked label) from the window down.
+
+    Siblings with one masked identity are told apart by their full text, and
+    only when that is equal too by their position among those twins.
+    """
+    root_seen: dict[str, int] = defaultdict(int)
+    for root, kind in zip(window_roots, kinds, strict=True):
+        base = f"{kind.value}|{root.package}"
+        root_seen[base] += 1
+        root.key = hashlib.blake2b(
+            f"{base}|{root_seen[base]}|{root.cls}|{root.rid}".encode(), digest_size=16
+        ).hexdigest()
+        stack = [root]
+        while stack:
+            parent = stack.pop()
+            if parent.children:
+                _key_siblings(parent)
+                stack.extend(parent.children)
+
+
+def _identity(node: RawNode) -> str:
+    # What a field shows is its value (state), not what it is: typing must not change its id.
+    if node.role == "field":
+        return f"{node.cls}|{node.rid}|field"
+    leafish = node.own_label or (node.label if (node.acts or node.row_label) else "")
+    return f"{node.cls}|{node.rid}|{mask_volatile(leafish)}"
+
+
+def _discriminating_text(node: RawNode) -> str:
+    # Twin fields are told apart by position: their text is what the user types.
+    return "" if node.role == "field" else node.own_label or node.label
+
+
+def _key_siblings(parent: RawNode) -> None:
+    children = parent.children
+    if not children:
+        return
+    identities = [_identity(c) for c in children]
+    groups: dict[str, list[int]] = defaultdict(list)
+    for position, ident in enumerate(identities):
+        groups[ident].append(position)
+    for ident, positions in groups.items():
+        if len(positions) == 1:
+            discriminators = [""]
+        else:
+            raw = [_discriminating_text(children[p]) for p in positions]
+            counts: dict[str, int] = defaultdict(int)
+            for value in raw:
+                counts[value] += 1
+            seen: dict[str, int] = defaultdict(int)
+            discriminators = []
+            for value in raw:
+                seen[value] += 1
+                discriminators.append(value if counts[value] == 1 else f"{value}#{seen[value]}")
+        for position, disc in zip(positions, discriminators, strict=True):
+            child = children[position]
+            material = f"{parent.key}\x1f{ident}\x1f{disc}"
+            child.key = hashlib.blake2b(material.encode("utf-8", "surrogatepass"), digest_size=16).hexdigest()
+
+
+def assign_ids(nodes: list[RawNode]) -> None:
+    """Short ids for the kept nodes, unique within the screen (a clash is salted in document order)."""
+    used: set[str] = set()
+    for node in nodes:
+        if not node.kept:
+            continue
+        candidate = _short_id(node.key)
+        salt = 0
+        while candidate in used:
+            salt += 1
+            candidate = _short_id(hashlib.blake2b(f"{node.key}/{salt}".encode()).hexdigest())
+        used.add(candidate)
+        node.element_id = candidate
