@@ -14,6 +14,7 @@ _NO_BOUNDS = Bounds(0, 0, 0, 0)
 
 
 def parse_bounds(value: str | None) -> Bounds:
+    """``[x1,y1][x2,y2]`` as a Bounds; a missing or malformed value is an empty rectangle at the origin."""
     if not value:
         return _NO_BOUNDS
     parts = value[1:-1].replace("][", ",").split(",")
@@ -30,7 +31,10 @@ def parse_bounds(value: str | None) -> Bounds:
 
 
 class RawNode:
-    """A raw ``<node>`` while the screen is being built (mutable; never leaves this module)."""
+    """A raw ``<node>`` while the screen is being built: its attributes, then what the parser finds out.
+
+    Mutable and private to the perception package; roles only ever see ``Element``.
+    """
 
     __slots__ = (
         "bounds",
@@ -114,8 +118,8 @@ class RawNode:
         return self.clickable or self.long_clickable
 
 
-class TreeBuilder:
-    """Expat callbacks that build ``RawNode``s directly (no intermediate element tree)."""
+class RawTree:
+    """The nodes of one dump in document order and its window roots, built by expat callbacks."""
 
     def __init__(self) -> None:
         self.nodes: list[RawNode] = []
@@ -149,8 +153,8 @@ class TreeBuilder:
         self._stack.pop()
 
 
-def _expat_tree(xml_text: str) -> TreeBuilder:
-    builder = TreeBuilder()
+def _expat_tree(xml_text: str) -> RawTree:
+    builder = RawTree()
     parser = expat.ParserCreate()
     parser.StartElementHandler = builder.start
     parser.EndElementHandler = builder.end
@@ -158,7 +162,8 @@ def _expat_tree(xml_text: str) -> TreeBuilder:
     return builder
 
 
-def load_tree(xml_text: str, head: str) -> TreeBuilder:
+def load_tree(xml_text: str, head: str) -> RawTree:
+    """Read the XML into a RawTree; PerceptionError (quoting ``head``) when it is not a readable hierarchy."""
     try:
         try:
             builder = _expat_tree(xml_text)
