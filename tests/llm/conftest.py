@@ -6,13 +6,13 @@ from collections.abc import Iterator
 
 import pytest
 
-from fsm_runner.clock import FakeClock
+from fsm_runner.clock import Clock, FakeClock
 from fsm_runner.llm.client import LlmClient, RetryPolicy
 from fsm_runner.llm.profiles import Endpoint, Profile, default_profiles
 from fsm_runner.testing import ChatServer
 
 
-def client_for(server: ChatServer, clock: FakeClock | None = None, **kwargs: object) -> LlmClient:
+def client_for(server: ChatServer, clock: Clock | None = None, **kwargs: object) -> LlmClient:
     """A real openai-backed client talking to ``server`` over loopback HTTP."""
     return LlmClient(
         Endpoint(server.base_url, "test-key", "scripted-model"),

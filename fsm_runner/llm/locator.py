@@ -1,0 +1,100 @@
+"""The LLM locator tier: asked only when the rule locator is unsure, and only about ids on the screen."""
+
+from __future__ import annotations
+
+import json
+
+from fsm_runner.convert import converter
+from fsm_runner.llm.cache import CachedDecision, DecisionCache
+from fsm_runner.llm.client import LlmClient, Messages
+from fsm_runner.llm.profiles import Profile
+from fsm_runner.llm.schema import LocatorAnswer, ask, parse_answer
+from fsm_runner.perception import render
+from fsm_runner.perception.screen import Screen
+from fsm_runner.roles.base import Candidate, Location, LocatorView, Usage
+from fsm_runner.roles.locator import RuleLocator
+
+#: The rule locator's best score at or above which the model is not consulted.
+DEFAULT_THRESHOLD = 0.75
+#: The score given to the model's pick: believable, but below an exact rule match.
+LLM_SCORE = 0.7
+
+
+def locator_messages(view: LocatorView) -> Messages:
+    """The user message: the target description and the locator's compact screen; never the goal."""
+    return [{"role": "user", "content": f"TARGET: {view.target}\nSCREEN:\n{render(view.screen, 'locator')}"}]
+
+
+def _pick(answer: LocatorAnswer, screen: Screen) -> LocatorAnswer:
+    if answer.element_id is not None and screen.element(answer.element_id) is None:
+        raise ValueError(f"element id {answer.element_id!r} is not on the screen; use an id from the SCREEN lines")
+    return answer
+
+
+class LlmLocator:
+    """Implements ``Locator``: the rule locator first, the model when its best score is below ``threshold``.
+
+    Model picks are cached under (machine, "locate: <target>", fingerprint) like plans.
+    """
+
+    def __init__(
+        self,
+        client: LlmClient,
+        profile: Profile,
+        *,
+        rules: RuleLocator | None = None,
+        threshold: float = DEFAULT_THRESHOLD,
+        machine: str = "",
+        cache: DecisionCache | None = None,
+    ) -> None:
+        self.client = client
+        self.profile = profile
+        self.rules = rules or RuleLocator()
+        self.threshold = threshold
+        self.machine = machine
+        self.cache = cache
+
+    async def locate(self, view: LocatorView) -> Location:
+        """Rule candidates when confident; otherwise the model's pick (or its "not found")."""
+        ruled = self.rules.find(view.target, view.screen)
+        if ruled.best is not None and ruled.best.score >= self.threshold:
+            return ruled
+        if getattr(ruled, "covered", False):
+            # The match exists under a keyboard or dialog: a perception fact for the healer, not a question.
+            return ruled
+        intent = f"locate: {view.target}"
+        fingerprint = view.screen.fingerprint
+        usage = Usage(cache_hits=1)
+        answer = self._cached(intent, view.screen)
+        if answer is None:
+            asked, usage = await ask(
+                self.client,
+                self.profile,
+                locator_messages(view),
+                LocatorAnswer,
+                lambda a: _pick(a, view.screen),
+                key=view.target,
+                fingerprint=fingerprint,
+            )
+            answer = asked
+            if self.cache is not None and fingerprint:
+                text = json.dumps(converter.unstructure(answer), ensure_ascii=False, sort_keys=True)
+                self.cache.put(CachedDecision(self.machine, intent, fingerprint, text))
+        element = view.screen.element(answer.element_id) if answer.element_id else None
+        if element is None:
+            reason = f"model: {answer.reason or 'nothing matches'}"
+            return Location((), reason=reason, decided_by="llm", usage=usage)
+        candidate = Candidate(element.element_id, element.bounds, LLM_SCORE, f"model: {answer.reason}", element.label)
+        rest = tuple(c for c in ruled.candidates if c.element_id != element.element_id)
+        return Location((candidate, *rest), reason=f"model picked {element.element_id}", decided_by="llm", usage=usage)
+
+    def _cached(self, intent: str, screen: Screen) -> LocatorAnswer | None:
+        if self.cache is None or not screen.fingerprint:
+            return None
+        entry = self.cache.get(self.machine, intent, screen.fingerprint)
+        if entry is None:
+            return None
+        try:
+            return _pick(parse_answer(entry.decision, LocatorAnswer), screen)
+        except ValueError:
+            return None

@@ -1,0 +1,17 @@
+"""Goal: log in as alice and turn on dark mode in Settings."""
+
+from __future__ import annotations
+
+from fsm_runner.budgets import Budgets
+from fsm_runner.machine import Machine
+from fsm_runner.steps import Expect
+
+MACHINE = Machine(
+    name="goal-dark-mode",
+    app="com.example.demoshop",
+    goal="Log in as alice with the password ${secret:PASSWORD}, then turn on dark mode in the settings.",
+    final=[Expect("checked", target="Dark mode switch")],
+    budgets=Budgets(max_steps=15, max_llm_calls=30, max_tokens=40_000),
+    description="Goal-only: the planner finds the login, the settings and the dark mode switch.",
+    tags=("goal", "demo"),
+)
