@@ -23,7 +23,7 @@ def _short_id(hex_key: str) -> str:
 
 
 def assign_keys(window_roots: list[RawNode], kinds: list[WindowKind]) -> None:
-    """Identity keys: a chain of (class, resource id, masked label) from the window down.
+    """Identity keys of kept nodes and their ancestors: (class, resource id, masked label) chained from the window.
 
     Siblings with one masked identity are told apart by their full text, and
     only when that is equal too by their position among those twins.
@@ -79,6 +79,8 @@ def _key_siblings(parent: RawNode) -> None:
                 discriminators.append(value if counts[value] == 1 else f"{value}#{seen[value]}")
         for position, disc in zip(positions, discriminators, strict=True):
             child = children[position]
+            if not child.kept and not child.children:
+                continue
             material = f"{parent.key}\x1f{ident}\x1f{disc}"
             child.key = hashlib.blake2b(material.encode("utf-8", "surrogatepass"), digest_size=16).hexdigest()
 

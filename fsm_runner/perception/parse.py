@@ -199,9 +199,9 @@ def parse_dump(data: str | bytes) -> Screen:
     for z, w in enumerate(order):
         z_of[w] = z
     _assign_labels_and_roles(nodes)
-    assign_keys(window_roots, kinds)
     for node in nodes:
         node.kept = _keep(node)
+    assign_keys(window_roots, kinds)
     _mark_visibility(nodes, window_roots, kinds, z_of, screen_bounds)
     _assign_context(nodes)
     assign_ids(nodes)
