@@ -11,6 +11,7 @@ and ``fsm_run`` (``fsm_run(machine) -> RunResult``, evidence included).
 from __future__ import annotations
 
 import asyncio
+import fnmatch
 from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
 from typing import Any
@@ -54,11 +55,23 @@ def pytest_configure(config: pytest.Config) -> None:
 def pytest_collect_file(file_path: Path, parent: pytest.Collector) -> pytest.Collector | None:
     if file_path.suffix != ".py" or file_path.name.startswith(("_", "conftest")):
         return None
-    if _under_option_paths(file_path, parent.config) or (
+    # Test modules stay pytest's own, even in a folder named machines.
+    if any(fnmatch.fnmatch(file_path.name, pattern) for pattern in parent.config.getini("python_files")):
+        return None
+    wanted = _under_option_paths(file_path, parent.config) or (
         MACHINE_FOLDER in file_path.parts[:-1] and _given(file_path, parent.session)
-    ):
+    )
+    if wanted and _defines_machines(file_path):
         return MachineFileCollector.from_parent(parent, path=file_path)
     return None
+
+
+def _defines_machines(path: Path) -> bool:
+    """A cheap look before importing: helper modules next to machine files never mention MACHINE."""
+    try:
+        return "MACHINE" in path.read_text(encoding="utf-8", errors="replace")
+    except OSError:
+        return False
 
 
 def _under_option_paths(path: Path, config: pytest.Config) -> bool:

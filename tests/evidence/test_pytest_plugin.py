@@ -34,13 +34,18 @@ def _pytest(folder: Path, *args: str) -> subprocess.CompletedProcess[str]:
 
 
 def test_machine_files_run_as_items_and_failures_link_the_run_directory(tmp_path: Path) -> None:
-    write(tmp_path / "machines", login=LOGIN_PAGE, empty=EMPTY_LOGIN, broken=SYNTAX_ERROR, goal=GOAL_ONLY)
+    write(tmp_path / "machines", login=LOGIN_PAGE, empty=EMPTY_LOGIN, broken=SYNTAX_ERROR, goal=GOAL_ONLY,
+          helpers="STEPS = []\n", test_helpers="def test_plain() -> None:\n    assert True\n")
+    write(tmp_path / "flows", other=LOGIN_PAGE.replace('"login-page"', '"other-login"'))
     (tmp_path / "test_users.py").write_text(USERS_TEST, encoding="utf-8")
-    done = _pytest(tmp_path, "machines", "test_users.py", "--fsm-out", "evidence")
+    done = _pytest(tmp_path, "machines", "test_users.py", "--fsm-machines", "flows", "--fsm-out", "evidence")
     out = done.stdout
     assert done.returncode == 1, out + done.stderr
     assert "PASSED machines/login.py::login-page" in out
+    assert "PASSED flows/other.py::other-login" in out, "--fsm-machines collects a folder not named machines"
     assert "PASSED test_users.py::test_my_own_machine" in out
+    assert "PASSED machines/test_helpers.py::test_plain" in out, "test modules in machines/ stay pytest's"
+    assert "machines/helpers.py" not in out
     assert "FAILED machines/empty.py::empty-login" in out
     assert "FAILED machines/broken.py::import" in out
     assert re.search(r"SKIPPED .*buy-milk: .*needs an LLM planner", out)
@@ -50,11 +55,4 @@ def test_machine_files_run_as_items_and_failures_link_the_run_directory(tmp_path
     assert (tmp_path / run_dir / "report.html").is_file()
     assert "FAILED — empty-login" in (tmp_path / run_dir / "report.html").read_text(encoding="utf-8")
     runs = sorted(p.name.rsplit("-", 1)[0] for p in (tmp_path / "evidence").iterdir())
-    assert runs == ["empty-login", "login-page", "own-login"]
-
-
-def test_fsm_machines_option_collects_a_folder_not_named_machines(tmp_path: Path) -> None:
-    write(tmp_path / "flows", login=LOGIN_PAGE)
-    done = _pytest(tmp_path, "--fsm-machines", "flows", "--fsm-out", "evidence")
-    assert done.returncode == 0, done.stdout + done.stderr
-    assert "PASSED flows/login.py::login-page" in done.stdout
+    assert runs == ["empty-login", "login-page", "other-login", "own-login"]
