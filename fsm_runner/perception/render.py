@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import Literal
 
-from fsm_runner.perception.resource_ids import resource_id_is_meaningful, short_resource_id
+from fsm_runner.perception.resource_ids import rid_carries_meaning, short_resource_id
 from fsm_runner.perception.screen import Element, Screen, Window, WindowKind
 
 View = Literal["planner", "locator", "validator"]
@@ -38,7 +38,7 @@ def _quoted(text: str) -> str:
 
 
 def _meaningful_rid(element: Element) -> str:
-    return short_resource_id(element.resource_id) if resource_id_is_meaningful(element.resource_id) else ""
+    return short_resource_id(element.resource_id) if rid_carries_meaning(element.resource_id) else ""
 
 
 def _flags(e: Element, view: View) -> list[str]:
