@@ -21,8 +21,8 @@ class FakeClock:
         return self.t
 
 
-def _dump(phone: SimPhone) -> str:
-    outcome = phone.ui_dump()
+def _dump(phone: SimPhone, compressed: bool = False) -> str:
+    outcome = phone.ui_dump(compressed=compressed)
     assert outcome.xml is not None, outcome.error
     return outcome.xml
 
@@ -35,18 +35,21 @@ def _open(phone: SimPhone, clock: FakeClock, route: str) -> None:
     clock.t += 5.0
 
 
-def tour(locales: tuple[str, ...] = ("en", "zh-CN")) -> Iterator[tuple[str, str]]:
-    """(name, xml) for each Demo Shop activity, the first-launch permission popup, dialogs and the keyboard."""
+def tour(locales: tuple[str, ...] = ("en", "zh-CN"), *, compressed: bool = False) -> Iterator[tuple[str, str]]:
+    """(name, xml) for each Demo Shop activity, the first-launch permission popup, dialogs and the keyboard.
+
+    ``compressed`` takes the dumps the way ``uiautomator dump --compressed`` does.
+    """
     for locale in locales:
         clock = FakeClock()
         phone = SimPhone(locale=locale, now=clock)
         phone.start_activity(DEMO_SHOP_PACKAGE)
-        yield f"demo-{locale}-splash", _dump(phone)
+        yield f"demo-{locale}-splash", _dump(phone, compressed)
         clock.t += 5.0
-        yield f"demo-{locale}-permission", _dump(phone)
+        yield f"demo-{locale}-permission", _dump(phone, compressed)
         phone.keyevent(KEYCODE_BACK)
         phone.app.tap_field("username")
-        yield f"demo-{locale}-login-keyboard", _dump(phone)
+        yield f"demo-{locale}-login-keyboard", _dump(phone, compressed)
         phone.shop.logged_in = "alice"
         for pid in ("p01", "p03", "p05"):
             phone.shop.add_to_cart(pid)
@@ -54,9 +57,9 @@ def tour(locales: tuple[str, ...] = ("en", "zh-CN")) -> Iterator[tuple[str, str]
             if route == "splash":
                 continue
             _open(phone, clock, route)
-            yield f"demo-{locale}-{route}", _dump(phone)
+            yield f"demo-{locale}-{route}", _dump(phone, compressed)
         for route, dialog in _OVERLAYS:
             _open(phone, clock, route)
             phone.app.ask(dialog)
-            yield f"demo-{locale}-{route}-{dialog}", _dump(phone)
+            yield f"demo-{locale}-{route}-{dialog}", _dump(phone, compressed)
             phone.app.dismiss()

@@ -1,5 +1,7 @@
 from __future__ import annotations
 
+import pytest
+
 from fsm_runner.perception import VIEWS, WindowKind, page_summary, parse_dump, render
 from tests.perception.corpus import CORPUS_FILES, corpus
 
@@ -52,11 +54,12 @@ def test_repeated_buttons_are_numbered_from_the_top_and_carry_their_row() -> Non
     assert 'button "关注" #1 in "厦门镀晶原液-余海"' in planner
 
 
-def test_every_demo_shop_screen_parses_renders_and_keeps_its_controls() -> None:
+@pytest.mark.parametrize("compressed", [False, True], ids=["full", "compressed"])
+def test_every_demo_shop_screen_parses_renders_and_keeps_its_controls(compressed: bool) -> None:
     from tests.perception.demo_shop_tour import tour
 
     seen = 0
-    for name, xml in tour():
+    for name, xml in tour(compressed=compressed):
         screen = parse_dump(xml)
         planner = render(screen, "planner")
         for e in screen.visible_elements():
