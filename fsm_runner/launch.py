@@ -39,9 +39,8 @@ DEVICE_KINDS = ("sim", "sim-adb")
 
 
 def open_device(spec: str, config: Config, *, index: int = 0, adb_server: str | None = None) -> Device:
-    """The device ``spec`` names: ``sim`` (a fresh in-process phone) or an adb serial.
-
-    ``sim-adb`` is not offered yet; ConfigurationError says what to use instead.
+    """The device ``spec`` names: ``sim`` (a fresh in-process phone), ``sim-adb`` (a fresh simulated
+    phone behind a private real adb server) or an adb serial on ``adb_server``.
     """
     if spec == "sim":
         from adapters.sim import SimDevice, SimPhone
@@ -49,10 +48,11 @@ def open_device(spec: str, config: Config, *, index: int = 0, adb_server: str | 
         phone = SimPhone(serial=f"sim-{index}", locale=config.device.locale, seed=config.device.seed + index)
         return SimDevice(phone)
     if spec == "sim-adb":
-        raise ConfigurationError(
-            "--device sim-adb is not available yet; start 'fsm-runner sim serve', 'adb connect 127.0.0.1:PORT', "
-            "and pass --device 127.0.0.1:PORT"
-        )
+        from adapters.sim import SimPhone
+        from fsm_runner.sim_adb import SimAdbDevice
+
+        phone = SimPhone(serial=f"sim-{index}", locale=config.device.locale, seed=config.device.seed + index)
+        return SimAdbDevice(phone)
     from adapters.adb import AdbDevice
 
     return AdbDevice(spec, server=adb_server or config.device.adb_server)

@@ -50,7 +50,8 @@ def _positive_float(text: str) -> float:
 def add_run_options(parser: argparse.ArgumentParser) -> None:
     """The options shared by ``run`` (device, LLM, budgets, config)."""
     parser.add_argument("--device", default=None, metavar="SPEC",
-                        help="sim (in-process simulated phone, the default), or an adb serial")
+                        help="sim (in-process simulated phone, the default), sim-adb (simulated phone behind a "
+                             "private real adb server), or an adb serial")
     parser.add_argument("--adb-server", default=None, metavar="HOST:PORT", help="adb server for a serial device")
     parser.add_argument("--locale", choices=("en", "zh-CN"), default=None, help="language of the simulated phone")
     parser.add_argument("--seed", type=int, default=None, help="fault seed of the simulated phone")
