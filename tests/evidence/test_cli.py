@@ -149,3 +149,16 @@ def unused_port() -> int:
         probe.bind(("127.0.0.1", 0))
         port: int = probe.getsockname()[1]
     return port
+
+
+def test_an_unreachable_adb_server_is_an_environment_error_with_a_report(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], unused_port: int
+) -> None:
+    machine = write(tmp_path / "m", login=LOGIN_PAGE) / "login.py"
+    code = main(["run", str(machine), "--device", "emulator-5554", "--adb-server", f"127.0.0.1:{unused_port}",
+                 "--out", str(tmp_path / "runs")])
+    out = capsys.readouterr().out
+    assert code == EXIT_ENVIRONMENT
+    assert re.search(rf"^ERROR\s+login-page \[environment\]: .*127\.0\.0\.1:{unused_port}", out, re.M)
+    (report,) = _reports(out)
+    assert "ERROR — login-page" in report.read_text(encoding="utf-8")
