@@ -54,3 +54,11 @@ def test_observe_exits_2_with_the_perception_error_for_a_bad_dump(
 def test_observe_exits_2_for_a_missing_file(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["observe", str(tmp_path / "missing.xml")]) == EXIT_USAGE
     assert "cannot read" in capsys.readouterr().err
+
+
+def test_observe_says_n_a_for_tokens_without_the_tokenizer(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    monkeypatch.setattr("fsm_runner.cli.observe.count_tokens", lambda text: None)
+    assert main(["observe", str(DUMP_009)]) == EXIT_OK
+    assert capsys.readouterr().out.rstrip().endswith("tokens n/a")

@@ -57,3 +57,33 @@ def test_a_permission_dialog_is_a_system_popup() -> None:
     screen = parse_dump(xml)
     assert [w.kind for w in screen.windows] == [WindowKind.APP, WindowKind.SYSTEM_POPUP]
     assert screen.system_popup_shown
+
+
+def test_bars_are_left_out_of_the_planner_view_except_their_buttons() -> None:
+    xml = hierarchy(
+        node(
+            "FrameLayout",
+            (0, 0, 1080, 1794),
+            node("Button", (100, 800, 500, 900), text="Buy", clickable=True),
+        ),
+        node(
+            "FrameLayout",
+            (0, 1794, 1080, 1920),
+            node("ImageView", (100, 1800, 200, 1910), desc="Back", clickable=True, rid="back"),
+            node("ImageView", (500, 1800, 600, 1910), desc="Home", clickable=True, rid="home"),
+            package="com.android.systemui",
+            rid="navigation_bar_frame",
+        ),
+        node(
+            "FrameLayout",
+            (0, 0, 1080, 72),
+            node("TextView", (9, 0, 120, 72), text="12:45", rid="clock"),
+            package="com.android.systemui",
+        ),
+    )
+    screen = parse_dump(xml)
+    assert [w.kind for w in screen.windows] == [WindowKind.APP, WindowKind.NAVIGATION_BAR, WindowKind.STATUS_BAR]
+    planner = render(screen, "planner")
+    assert '"Buy"' in planner and '"Back"' in planner and '"Home"' in planner
+    assert "12:45" not in planner
+    assert "[status_bar" not in planner
