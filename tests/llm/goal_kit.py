@@ -11,7 +11,7 @@ import attrs
 
 from adapters.base import Device, Dump
 from adapters.sim import SimDevice, SimPhone
-from fsm_runner.engine import Engine
+from fsm_runner.engine import Engine, RunRecorder
 from fsm_runner.llm.cache import DecisionCache
 from fsm_runner.llm.replay import ReplayFile
 from fsm_runner.llm.roles import llm_roles
@@ -77,6 +77,8 @@ async def run_goal(
     *,
     wrap: DeviceWrapper | None = None,
     timeout_s: float = 5.0,
+    recorder: RunRecorder | None = None,
+    page_map: str = "",
 ) -> RunResult:
     """One run of ``machine`` on a fresh simulated phone, on virtual time, asking ``server``."""
     clock = SkipClock()
@@ -85,13 +87,15 @@ async def run_goal(
     device: Device = wrap(sim) if wrap else sim
     client = client_for(server, clock)
     try:
-        roles = llm_roles(machine, client, cache, profiles=profiles(timeout_s=timeout_s), clock=clock)
+        roles = llm_roles(
+            machine, client, cache, profiles=profiles(timeout_s=timeout_s), clock=clock, page_map=page_map
+        )
         source = Secrets(SECRETS, environ={})
 
         def resolve(text: str, values: Mapping[str, str]) -> str:
             return source.resolve(substitute(text, values))
 
-        return await Engine(machine, device, roles, clock=clock, resolve_text=resolve).run()
+        return await Engine(machine, device, roles, clock=clock, resolve_text=resolve, recorder=recorder).run()
     finally:
         await client.close()
 
