@@ -12,7 +12,7 @@ import sys
 from collections.abc import Sequence
 
 #: Sub-command modules under ``fsm_runner.cli``; each defines ``register(subparsers)``.
-COMMAND_MODULES: tuple[str, ...] = ("devices", "sim", "locate", "observe", "run", "report", "graph", "doctor")
+COMMAND_MODULES: tuple[str, ...] = ("devices", "sim", "locate", "observe", "run", "report", "graph", "doctor", "map")
 
 EXIT_OK = 0
 EXIT_TEST_FAILED = 1
