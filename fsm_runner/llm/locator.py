@@ -9,8 +9,8 @@ from fsm_runner.llm.cache import CachedDecision, DecisionCache
 from fsm_runner.llm.client import LlmClient, Messages
 from fsm_runner.llm.profiles import Profile
 from fsm_runner.llm.schema import LocatorAnswer, ask, parse_answer
-from fsm_runner.perception import render
-from fsm_runner.perception.screen import Screen
+from fsm_runner.perception import element_line
+from fsm_runner.perception.screen import Screen, WindowKind
 from fsm_runner.roles.base import Candidate, Location, LocatorView, Usage
 from fsm_runner.roles.locator import RuleLocator
 
@@ -20,9 +20,40 @@ DEFAULT_THRESHOLD = 0.75
 LLM_SCORE = 0.7
 
 
+#: Windows whose elements nobody means by a target description: system bars, and key caps (typing is its own action).
+_UNLISTED_WINDOWS = frozenset({WindowKind.STATUS_BAR, WindowKind.NAVIGATION_BAR, WindowKind.KEYBOARD})
+
+
+def locator_screen_text(screen: Screen) -> str:
+    """The locator's view of ``screen`` for the model: elements one can point at, with bounds.
+
+    Occluded elements, labels merged into their container and unlabelled
+    decoration are left out (the rules already say when a match is covered), as
+    are the system bars and the keyboard's keys, which cost many tokens and are
+    never a target.
+    """
+    kinds = {w.index: w for w in screen.windows}
+    lines: list[str] = []
+    header = None
+    for element in screen.elements:
+        window = kinds.get(element.window)
+        if window is None or not element.visible or element.occluded or element.merged:
+            continue
+        if window.kind in _UNLISTED_WINDOWS or not (element.interactive or element.label.strip()):
+            continue
+        if header != window.index:
+            header = window.index
+            lines.append(f"[{window.kind.value}]" if window.package == screen.package else
+                         f"[{window.kind.value} {window.package}]")
+        lines.append(element_line(element, "locator"))
+    if screen.keyboard_shown:
+        lines.append("[keyboard shown; keys not listed]")
+    return "\n".join(lines)
+
+
 def locator_messages(view: LocatorView) -> Messages:
-    """The user message: the target description and the locator's compact screen; never the goal."""
-    return [{"role": "user", "content": f"TARGET: {view.target}\nSCREEN:\n{render(view.screen, 'locator')}"}]
+    """The user message: the target description and the compact screen; never the goal."""
+    return [{"role": "user", "content": f"TARGET: {view.target}\nSCREEN:\n{locator_screen_text(view.screen)}"}]
 
 
 def _pick(answer: LocatorAnswer, screen: Screen) -> LocatorAnswer:
