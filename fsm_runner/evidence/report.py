@@ -10,6 +10,7 @@ page loads nothing from anywhere. Every text passes through ``Secrets.redact``.
 from __future__ import annotations
 
 import base64
+import functools
 import io
 import re
 from html import escape
@@ -26,8 +27,8 @@ from fsm_runner.evidence.run_dir import shot_path
 from fsm_runner.records import HealRecord, RunResult, StepRecord
 from fsm_runner.roles.values import Secrets
 
-#: Width screenshots are scaled down to in the report (the page shows them at 240 px).
-THUMB_WIDTH = 480
+#: Width screenshots are scaled down to, at most, in the report (the page shows them at 240 px).
+THUMB_WIDTH = 360
 
 _BOUNDS = re.compile(r"\[(-?\d+),(-?\d+)\]\[(-?\d+),(-?\d+)\]")
 
@@ -37,6 +38,7 @@ def render_report(run: LoadedRun, *, secrets: Secrets | None = None) -> str:
     result = run.result_or_partial()
     verdict = "SKIPPED" if result.skipped else result.outcome.value
     template = Template(resources.files("fsm_runner.evidence").joinpath("report_template.html").read_text("utf-8"))
+    _thumbnail.cache_clear()
     page = template.substitute(
         title=escape(f"{verdict}: {run.machine} ({run.run_id})"),
         verdict_class=verdict,
@@ -223,25 +225,37 @@ def _children(children: tuple[StepRecord, ...]) -> str:
 def _shot(run: LoadedRun, index: int | None, bounds: str | None, caption: str) -> str:
     if index is None:
         return f'<figure class="missing">{escape(caption)}: no observation</figure>'
-    path = shot_path(run.path, index)
     label = f"{caption} · screen {index:04d}"
-    if not path.exists():
-        return f'<figure class="missing">{escape(label)}<br>(no screenshot)</figure>'
-    try:
-        with Image.open(path) as image:
-            width, height = image.size
-            image.thumbnail((THUMB_WIDTH, THUMB_WIDTH * 4))
-            buffer = io.BytesIO()
-            image.save(buffer, format="PNG", optimize=True)
-    except (OSError, UnidentifiedImageError, ValueError):
-        return f'<figure class="missing">{escape(label)}<br>(unreadable screenshot)</figure>'
-    data = base64.b64encode(buffer.getvalue()).decode("ascii")
+    thumb = _thumbnail(shot_path(run.path, index))
+    if thumb is None:
+        return f'<figure class="missing">{escape(label)}<br>(no readable screenshot)</figure>'
+    data, width, height = thumb
     box = _target_box(bounds, width, height)
     note = f"<br>target {escape(bounds)}" if box and bounds else ""
     return (
-        f'<figure><div class="frame"><img src="data:image/png;base64,{data}" alt="{escape(label)}">{box}</div>'
+        f'<figure><div class="frame"><img src="data:image/jpeg;base64,{data}" alt="{escape(label)}">{box}</div>'
         f"<figcaption>{escape(label)}{note}</figcaption></figure>"
     )
+
+
+@functools.lru_cache(maxsize=256)
+def _thumbnail(path: Path) -> tuple[str, int, int] | None:
+    """The screenshot at ``path`` scaled to about :data:`THUMB_WIDTH` as base64 JPEG, with its original size.
+
+    JPEG keeps a long run's report small and quick to write; the same screenshot
+    (one step's "after", the next step's "before") is encoded once.
+    """
+    try:
+        with Image.open(path) as image:
+            width, height = image.size
+            # An integer box reduction is many times faster than resampling and looks the same at this size.
+            source = image if image.mode in ("RGB", "RGBA", "L") else image.convert("RGB")
+            small = source.reduce(max(1, width // THUMB_WIDTH)).convert("RGB")
+            buffer = io.BytesIO()
+            small.save(buffer, format="JPEG", quality=75)
+    except (OSError, UnidentifiedImageError, ValueError):
+        return None
+    return base64.b64encode(buffer.getvalue()).decode("ascii"), width, height
 
 
 def _target_box(bounds: str | None, width: int, height: int) -> str:

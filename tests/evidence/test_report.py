@@ -83,7 +83,7 @@ def test_failing_step_is_flagged_with_its_layer_screenshots_and_reason(failing_r
     assert " ".join(failing.verdict_reason.split()) in text
     assert "visible 'Products'" in text
     images = page.images[section]
-    assert len(images) == 2 and all(src.startswith("data:image/png;base64,") for src in images)
+    assert len(images) == 2 and all(src.startswith("data:image/jpeg;base64,") for src in images)
     assert page.targets.get(section) == 1, "the tapped button is outlined on the before screenshot"
     assert f'href="#{section}"' in (directory.path / "report.html").read_text(encoding="utf-8")
 
