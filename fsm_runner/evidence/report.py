@@ -13,10 +13,12 @@ import base64
 import functools
 import io
 import re
+from collections.abc import Mapping
 from html import escape
 from importlib import resources
 from pathlib import Path
 from string import Template
+from typing import Any
 
 from PIL import Image, UnidentifiedImageError
 
@@ -137,7 +139,8 @@ def _step(run: LoadedRun, result: RunResult, record: StepRecord) -> str:
     return (
         f'<section class="step {escape(record.outcome)}" id="step-{number}">'
         f"<h3>Step {number}: {escape(record.intent)} — {escape(record.outcome)}{flag}</h3>"
-        f"<div>{tags}</div>{shots}{_action_table(record)}{_evidence(record)}{_heals(record.heals)}"
+        f"<div>{tags}</div>{shots}{_action_table(record)}{_evidence(record)}{_role_calls(run, record.index)}"
+        f"{_heals(record.heals)}"
         f"{_children(record.children)}</section>"
     )
 
@@ -195,6 +198,49 @@ def _evidence(record: StepRecord) -> str:
         for e in record.evidence
     )
     return f"{head}<table><tr><th>expected</th><th>result</th><th>found</th></tr>{rows}</table>"
+
+
+def _role_calls(run: LoadedRun, index: int) -> str:
+    """Each role's answer for step ``index`` from the events, with its latency (time since the event before)."""
+    rows: list[str] = []
+    previous: float | None = None
+    for event in run.events:
+        ts = event.get("ts")
+        if event.get("event") == "role.call" and event.get("step") == index:
+            took = f"{(ts - previous) * 1000:.0f}" if isinstance(ts, int | float) and previous is not None else "?"
+            rows.append(
+                f"<tr><td>{escape(str(event.get('role', '?')))}</td><td>{escape(str(event.get('decided_by', '')))}</td>"
+                f"<td>{escape(_answer(event))}</td><td>{escape(str(event.get('tokens', 0)))}</td>"
+                f"<td>{_cache_word(event)}</td><td>{took}</td></tr>"
+            )
+        if isinstance(ts, int | float):
+            previous = float(ts)
+    if not rows:
+        return ""
+    opened = " open" if len(rows) <= 6 else ""
+    return (
+        f"<details{opened}><summary>role calls ({len(rows)})</summary><table><tr><th>role</th><th>decided by</th>"
+        f"<th>answer</th><th>tokens</th><th>cache</th><th>ms</th></tr>{''.join(rows)}</table></details>"
+    )
+
+
+def _answer(event: Mapping[str, Any]) -> str:
+    if "status" in event:
+        return f"{event['status']}: {event.get('reason', '')}".rstrip(": ")
+    if "action" in event:
+        return f"{event['action']} ({event.get('layer', '?')}): {event.get('reason', '')}"
+    if "found" in event:
+        found = event.get("candidates") or []
+        return f"found {', '.join(map(str, found))} for {event.get('target', '')!r}" if event["found"] else "not found"
+    if event.get("done"):
+        return "plan done"
+    return "next step"
+
+
+def _cache_word(event: Mapping[str, Any]) -> str:
+    if "cache_hit" not in event or event.get("decided_by") == "scripted":
+        return ""
+    return "hit" if event["cache_hit"] else "miss"
 
 
 def _heals(heals: tuple[HealRecord, ...]) -> str:

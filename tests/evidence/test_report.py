@@ -120,3 +120,16 @@ def test_render_redacts_a_secret_that_reached_the_records(failing_run: RunPair) 
     html = render_report(run, secrets=Secrets({"APP": "Demo Shop"}, environ={}))
     assert "Demo Shop" not in html
     assert "${secret:APP}" in html
+
+
+def test_each_step_lists_its_role_calls_with_latency(failing_run: RunPair) -> None:
+    result, directory = failing_run
+    html = (directory.path / "report.html").read_text(encoding="utf-8")
+    failing = result.steps[-1]
+    section = html[html.index(f'id="step-{failing.index + 1}"'):]
+    start = section.index("role calls (")
+    calls = section[start: section.index("</details>", start)]
+    assert re.search(r"<tr><td>planner</td><td>scripted</td><td>next step</td><td>0</td><td></td><td>\d+</td></tr>",
+                     calls)
+    assert re.search(r"<tr><td>locator</td><td>rules</td><td>found \w+", calls)
+    assert re.search(r"<tr><td>validator</td><td></td><td>not_yet: not yet: visible &#x27;Products&#x27;</td>", calls)
