@@ -13,6 +13,7 @@ import sys
 import traceback
 from collections.abc import Iterable
 from pathlib import Path
+from types import ModuleType
 
 import attrs
 
@@ -71,20 +72,14 @@ def load_machine_file(path: str | Path) -> MachineFile | LoadProblem:
     """Import ``path`` and return its machines, or the problem (file, line, error) that stopped it."""
     file = Path(path).resolve()
     shown = str(path)
-    name = "fsm_runner_machines_" + hashlib.sha1(str(file).encode()).hexdigest()[:12]
-    spec = importlib.util.spec_from_file_location(name, file)
-    if spec is None or spec.loader is None:
-        return LoadProblem(shown, 0, "cannot be imported as a Python module")
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[name] = module
     try:
-        spec.loader.exec_module(module)
+        module = _import(file)
     except SyntaxError as err:
-        sys.modules.pop(name, None)
         return LoadProblem(shown, err.lineno or 0, f"SyntaxError: {err.msg}")
     except Exception as err:
-        sys.modules.pop(name, None)
         return LoadProblem(shown, _line_in(file, err), f"{type(err).__name__}: {err}")
+    if module is None:
+        return LoadProblem(shown, 0, "cannot be imported as a Python module")
     machines: list[object] = []
     if hasattr(module, "MACHINE"):
         machines.append(module.MACHINE)
@@ -113,6 +108,47 @@ def collect(paths: Iterable[str | Path]) -> Collection:
         elif path in given:
             problems.append(LoadProblem(str(path), 0, "defines no MACHINE or MACHINES"))
     return Collection(tuple(loaded), tuple(problems))
+
+
+def _import(file: Path) -> ModuleType | None:
+    """Import ``file``: by its dotted name when it sits in a package (so relative imports work), else alone."""
+    dotted = _package_name(file)
+    if dotted is not None:
+        return importlib.import_module(dotted)
+    name = "fsm_runner_machines_" + hashlib.sha1(str(file).encode()).hexdigest()[:12]
+    spec = importlib.util.spec_from_file_location(name, file)
+    if spec is None or spec.loader is None:
+        return None
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[name] = module
+    try:
+        spec.loader.exec_module(module)
+    except BaseException:
+        sys.modules.pop(name, None)
+        raise
+    return module
+
+
+def _package_name(file: Path) -> str | None:
+    """``pkg.sub.mod`` for a file inside packages whose top resolves to that very folder; None otherwise.
+
+    A top package that is not importable yet has its parent folder put on ``sys.path``
+    (as pytest does), so machine packages import the same way from the CLI and from tests.
+    """
+    parts = [file.stem]
+    folder = file.parent
+    while (folder / "__init__.py").is_file():
+        parts.insert(0, folder.name)
+        folder = folder.parent
+    if len(parts) == 1 or not all(p.isidentifier() for p in parts):
+        return None
+    top = parts[0]
+    spec = importlib.util.find_spec(top) if top not in sys.modules else sys.modules[top].__spec__
+    if spec is None:
+        sys.path.insert(0, str(folder))
+        return ".".join(parts)
+    locations = [Path(p).resolve() for p in (spec.submodule_search_locations or [])]
+    return ".".join(parts) if (folder / top).resolve() in locations else None
 
 
 def _line_in(file: Path, err: BaseException) -> int:

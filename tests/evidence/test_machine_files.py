@@ -2,7 +2,11 @@
 
 from __future__ import annotations
 
+import sys
+import uuid
 from pathlib import Path
+
+import pytest
 
 from fsm_runner.machine_files import LoadProblem, MachineFile, collect, load_machine_file
 from tests.evidence.machine_files import GOAL_ONLY, LOGIN_PAGE, SYNTAX_ERROR, write
@@ -60,3 +64,19 @@ def test_the_other_files_still_load_when_one_is_broken(tmp_path: Path) -> None:
     where = [p.describe().split(": ")[0] for p in collection.problems]
     assert where == [f"{tmp_path / 'missing'}", f"{folder / 'a.py'}:5"]
     assert isinstance(load_machine_file(folder / "b.py"), MachineFile)
+
+
+def test_a_machine_file_in_a_package_may_use_relative_imports(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(sys, "path", list(sys.path))
+    top = f"flows_{uuid.uuid4().hex[:8]}"
+    package = write(tmp_path / top, __init__="", common='LOGIN = "Log in"\n')
+    source = LOGIN_PAGE.replace("from fsm_runner import", "from .common import LOGIN\nfrom fsm_runner import")
+    write(package, login=source.replace('target="Log in"', "target=LOGIN"))
+    try:
+        loaded = load_machine_file(package / "login.py")
+        assert isinstance(loaded, MachineFile), loaded
+        assert loaded.machines[0].steps[0].expect[0].target == "Log in"
+        assert sys.modules[f"{top}.login"].MACHINE is loaded.machines[0]
+    finally:
+        for name in [n for n in sys.modules if n == top or n.startswith(f"{top}.")]:
+            del sys.modules[name]
