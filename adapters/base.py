@@ -169,3 +169,15 @@ class Device(Protocol):
     async def close(self) -> None:
         """Release connections; the device object is unusable afterwards."""
         ...
+
+
+class ToastSource(Protocol):
+    """Optional capability of a device: the texts of toasts shown lately.
+
+    Toasts never appear in a ``uiautomator dump``; a device that can see them
+    (the simulated one) offers this, and the observer adds them to each observation.
+    """
+
+    async def recent_toasts(self) -> tuple[str, ...]:
+        """Toast texts shown in the last few seconds, oldest first."""
+        ...

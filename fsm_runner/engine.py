@@ -18,6 +18,7 @@ import attrs
 import structlog
 from transitions import Machine as _TransitionsMachine
 
+from adapters.adb.popups import decide_popup_action, find_system_popup
 from adapters.base import Device
 from adapters.errors import DeviceError, EnvironmentFault
 from fsm_runner import table
@@ -25,7 +26,7 @@ from fsm_runner.clock import Clock, SystemClock
 from fsm_runner.errors import DefinitionError, PerceptionError, RoleError
 from fsm_runner.events import emit
 from fsm_runner.loop_detector import LoopDetector
-from fsm_runner.machine import Machine
+from fsm_runner.machine import Machine, OutcomeContext
 from fsm_runner.records import HealRecord, Outcome, RunResult, StepRecord
 from fsm_runner.roles.base import (
     ExecStatus,
@@ -39,6 +40,7 @@ from fsm_runner.roles.base import (
     LocatorView,
     Observation,
     PlanDecision,
+    Planner,
     PlannerView,
     Roles,
     StepSummary,
@@ -67,6 +69,9 @@ _ROLE_OF_STATE: Mapping[str, str] = {
 }
 
 Trigger = tuple[str, dict[str, Any]]
+
+#: System dialogs answered in one run before the environment is declared unusable.
+MAX_POPUPS_PER_RUN = 20
 
 
 class RunRecorder(Protocol):
@@ -112,6 +117,7 @@ class _Current:
     checks: int = 0
     heals: list[HealRecord] = attrs.field(factory=list)
     first_failure: Failure | None = None
+    root_layer: Layer | None = None
     usage: Usage = Usage()
     children: tuple[StepRecord, ...] = ()
     remembered: tuple[tuple[str, str], ...] = ()
@@ -189,6 +195,7 @@ class Engine:
         self._current = _Current(index=0, started_at=0.0)
         self._end: dict[str, Any] = {}
         self._action_ids = itertools.count(1)
+        self._popups = 0
 
     @property
     def state(self) -> str:
@@ -376,8 +383,10 @@ class Engine:
                 await self.clock.sleep(self.budgets.poll_interval_s)
                 return "reobserve", {"reason": "perception error, observing again"}
             return self._trouble(table.OBSERVE, "perception_error", Layer.PERCEPTION, str(err))
-        if self._current.step is None or self._current.before is None:
-            self._current.before = observation
+        if observation.screen.system_popup_shown:
+            handled = await self._handle_system_popup(observation)
+            if handled is not None:
+                return handled
         verdict = self._loops.observe(observation.screen.fingerprint, self._progress)
         if verdict.looping:
             emit(
@@ -396,6 +405,38 @@ class Engine:
         self._current.before = observation
         self._normal_since_heal = True
         return "observed", {}
+
+    async def _handle_system_popup(self, observation: Observation) -> Trigger | None:
+        """Answer a system permission dialog by the machine's policy: an environment event, not a step."""
+        popup = find_system_popup(observation.xml)
+        if popup is None:
+            return None
+        action = decide_popup_action(popup, self.machine.popup_policy)
+        emit(
+            "env.popup",
+            ts=self.clock.now(),
+            package=action.package,
+            policy=action.policy,
+            message=action.message,
+            button=action.button,
+        )
+        if not action.tapped or action.bounds is None:
+            return "error", {
+                "reason": f"environment: system dialog {popup.message!r} from {popup.package} "
+                f"(popup policy {self.machine.popup_policy!r})",
+                "layer": Layer.ENVIRONMENT,
+                "state": table.OBSERVE,
+            }
+        self._popups += 1
+        if self._popups > MAX_POPUPS_PER_RUN:
+            return "error", {
+                "reason": f"environment: more than {MAX_POPUPS_PER_RUN} system dialogs in one run",
+                "layer": Layer.ENVIRONMENT,
+                "state": table.OBSERVE,
+            }
+        x1, y1, x2, y2 = action.bounds
+        await self.device.tap((x1 + x2) // 2, (y1 + y2) // 2)
+        return "reobserve", {"reason": f"answered a system dialog ({action.policy})"}
 
     async def _plan(self) -> Trigger:
         current = self._current
@@ -462,8 +503,7 @@ class Engine:
         if step.action in TARGETED_ACTIONS:
             assert step.target is not None
             target = self._resolve_text(step.target, self.values)
-            location = await self.roles.locator.locate(LocatorView(target=target, screen=current.before.screen))
-            self._add_usage(location.usage)
+            location = await self._locate_waiting(step, target)
             current.location = location
             emit(
                 "role.call",
@@ -506,6 +546,9 @@ class Engine:
             detail=result.detail,
         )
         if result.status is ExecStatus.OK or (result.status is ExecStatus.RETRY and result.maybe_applied):
+            # Whatever went wrong before the action was healed; a later failure is the step's root cause.
+            current.first_failure = None
+            current.root_layer = None
             current.after = result.after
             current.window_end = self.clock.now() + step.timeout_s
             current.checks = 0
@@ -513,6 +556,26 @@ class Engine:
             return "executed", {}
         layer = result.layer or Layer.EXECUTION
         return self._trouble(table.EXECUTE, f"exec_{result.status.value}", layer, result.detail or result.status.value)
+
+    async def _locate_waiting(self, step: Step, target: str) -> Location:
+        """Locate ``target``, re-observing until it appears or the step's window closes.
+
+        Pages load and animate; waiting here for the element (bounded by the
+        step timeout and ``max_checks_per_step``) is what a tester would do, and
+        keeps a slow screen from being mistaken for a wrong one.
+        """
+        current = self._current
+        assert current.before is not None
+        deadline = current.started_at + step.timeout_s
+        for attempt in range(self.budgets.max_checks_per_step):
+            location = await self.roles.locator.locate(LocatorView(target=target, screen=current.before.screen))
+            self._add_usage(location.usage)
+            settled = location.found or location.covered
+            if settled or self.clock.now() >= deadline or attempt + 1 == self.budgets.max_checks_per_step:
+                return location
+            await self.clock.sleep(self.budgets.poll_interval_s)
+            current.before = await self._observe_once()
+        return location
 
     async def _run_child(self, step: Step) -> Trigger:
         assert step.machine is not None
@@ -544,7 +607,14 @@ class Engine:
     def _child_roles(self, child: Machine) -> Roles:
         """The parent's roles, with a planner for the sub-machine's own plan when the planner offers one."""
         planner_factory = getattr(self.roles.planner, "for_machine", None)
-        planner = planner_factory(child) if planner_factory else self.roles.planner
+        if planner_factory is not None:
+            planner: Planner = planner_factory(child)
+        elif child.steps:
+            from fsm_runner.roles.scripted import ScriptedPlanner
+
+            planner = ScriptedPlanner(child.steps)
+        else:
+            planner = self.roles.planner
         return attrs.evolve(self.roles, planner=planner)
 
     async def _verify(self) -> Trigger:
@@ -559,7 +629,11 @@ class Engine:
         current.checks += 1
         verdict = await self.roles.validator.validate(
             ValidatorView(
-                expect=step.expect, screen=observation.screen, values=dict(self.values), toasts=observation.toasts
+                expect=step.expect,
+                screen=observation.screen,
+                values=dict(self.values),
+                toasts=observation.toasts,
+                anchors=self._anchors(step),
             )
         )
         self._add_usage(verdict.usage)
@@ -590,6 +664,10 @@ class Engine:
             Layer.VERDICT,
             f"expected state not reached within {step.timeout_s:g} s ({verdict.status.value}: {verdict.reason})",
         )
+
+    def _anchors(self, step: Step) -> dict[str, str]:
+        best = self._current.location.best if self._current.location else None
+        return {step.target: best.element_id} if step.target and best else {}
 
     async def _heal(self) -> Trigger:
         failure = self._failure
@@ -629,6 +707,8 @@ class Engine:
             remedy=decision.remedy.describe() if decision.remedy else "",
         )
         current.heals.append(record)
+        if failure is current.first_failure and current.root_layer is None:
+            current.root_layer = decision.layer
         emit(
             "role.call",
             ts=self.clock.now(),
@@ -686,7 +766,7 @@ class Engine:
         """End the run on the step's root cause: its first failure, as the healer classified it."""
         current = self._current
         root = current.first_failure or last
-        layer = current.heals[0].layer if current.heals else root.layer
+        layer = current.root_layer or root.layer
         reason = f"{root.state} failed ({root.cause}): {root.detail}; {why}"
         if last is not root:
             reason += f"; last failure in {last.state} ({last.cause}): {last.detail}"
@@ -771,7 +851,7 @@ class Engine:
             if verdict.status is not VerdictStatus.PASS:
                 problems.append(f"final expectations {verdict.status.value}: {verdict.reason}")
         for name, check in self.machine.outcomes.items():
-            answer = check(dict(self.values))
+            answer = check(OutcomeContext(device=self.device, values=dict(self.values)))
             if inspect.isawaitable(answer):
                 answer = await answer
             if answer is not True:

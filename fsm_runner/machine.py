@@ -13,6 +13,7 @@ from typing import Any
 
 import attrs
 
+from adapters.base import Device, PopupPolicy
 from fsm_runner.budgets import Budgets
 from fsm_runner.errors import DefinitionError
 from fsm_runner.perception.screen import Screen
@@ -20,9 +21,19 @@ from fsm_runner.steps import Action, Check, Expect, Step
 
 #: A custom expected state: true when the screen (and remembered values) satisfy it.
 Predicate = Callable[[Screen, Mapping[str, str]], bool]
-#: A business-outcome check run at the end (e.g. "exactly one order exists"); returns True,
-#: or False / a string saying what is wrong.
-OutcomeCheck = Callable[[Mapping[str, str]], "bool | str | Awaitable[bool | str]"]
+
+
+@attrs.frozen
+class OutcomeContext:
+    """What a business-outcome check may look at: the device it ran on and the remembered values."""
+
+    device: Device
+    values: Mapping[str, str]
+
+
+#: A business-outcome check run when the plan is done (e.g. "exactly one order exists"): returns
+#: True, or False / a string saying what is wrong. It may be a coroutine function.
+OutcomeCheck = Callable[[OutcomeContext], "bool | str | Awaitable[bool | str]"]
 
 
 def _steps(items: Iterable[Step]) -> tuple[Step, ...]:
@@ -65,7 +76,7 @@ class Machine:
     allow_skip: bool = False
     start_app: bool = True
     clear_data: bool = False
-    popup_policy: str = "allow"
+    popup_policy: PopupPolicy = "allow"
     description: str = ""
     tags: tuple[str, ...] = attrs.field(default=(), converter=_words)
 

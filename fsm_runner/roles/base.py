@@ -234,6 +234,8 @@ class ValidatorView:
     screen: Screen
     values: Mapping[str, str] = attrs.field(factory=dict)
     toasts: tuple[str, ...] = ()
+    #: Target description -> element id the step's own target resolved to (stable across dumps).
+    anchors: Mapping[str, str] = attrs.field(factory=dict)
 
 
 @attrs.frozen

@@ -153,8 +153,13 @@ class RuleHealer:
             return HealDecision(
                 HealAction.RETRY, Layer.PERCEPTION, reason=f"the screen could not be read: {failure.detail}"
             )
+        if kind == "verify":
+            # VERIFY already waited out the step's whole window. Repeating the action could repeat
+            # its effect (a second payment), so an unmet expectation with nothing in the way is the
+            # test's verdict, not something to retry.
+            return self._skip_or_abort(view, Layer.VERDICT, f"the expected state never came: {failure.detail}")
         if tries == 0:
-            layer = Layer.EXECUTION if kind in ("execution", "verify") else failure.layer
+            layer = Layer.EXECUTION if kind == "execution" else failure.layer
             return HealDecision(HealAction.RETRY, layer, reason=f"{failure.cause}: try the step once more")
         return self._give_up_or_replan(view, Layer.DECISION if kind != "verify" else Layer.VERDICT, failure.detail)
 

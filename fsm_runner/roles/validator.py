@@ -129,6 +129,11 @@ class RuleValidator:
             return _Finding(bool(shown), f"toasts {list(view.toasts)!r}")
         location = self.locator.find(expect.target or "", screen)
         element = screen.element(location.best.element_id) if location.best else None
+        anchored = view.anchors.get(expect.target or "")
+        if check not in (Check.VISIBLE, Check.ABSENT) and anchored and screen.element(anchored) is not None:
+            # The step acted on this very element; its label may have changed (a field now shows
+            # its value instead of its hint), but its stable id has not.
+            element = screen.element(anchored)
         if check is Check.ABSENT:
             if element is None:
                 return _Finding(True, f"not on screen ({location.reason})")

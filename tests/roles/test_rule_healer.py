@@ -94,9 +94,9 @@ def test_a_target_missing_from_a_page_without_a_list_is_retried_then_replanned()
     assert (second.action, second.layer) == (HealAction.REPLAN, Layer.DECISION)
 
 
-def test_an_unmet_expectation_is_retried_then_replanned_then_aborted_or_skipped() -> None:
-    actions = [HEALER.decide(view("not_yet", scr=settings_screen(), tries=t)).action for t in range(3)]
-    assert actions == [HealAction.RETRY, HealAction.REPLAN, HealAction.ABORT]
+def test_an_unmet_expectation_is_the_verdict_and_never_repeats_the_action() -> None:
+    decisions = [HEALER.decide(view("not_yet", scr=settings_screen(), tries=t)) for t in range(3)]
+    assert [(d.action, d.layer) for d in decisions] == [(HealAction.ABORT, Layer.VERDICT)] * 3
     skipped = HEALER.decide(view("not_yet", scr=settings_screen(), tries=2, skip=True))
     assert (skipped.action, skipped.layer) == (HealAction.SKIP, Layer.VERDICT)
 
@@ -143,7 +143,7 @@ def test_a_learned_fix_is_reused_for_the_same_failure_after_a_restart(tmp_path: 
     assert again.remedy is not None and (again.remedy.action, again.remedy.target) == (Action.TAP, '"OK"')
     assert "worked 2 time(s)" in again.reason
     other_page = reloaded.decide(view("not_yet", scr=settings_screen(), summary="Demo Shop cart"))
-    assert other_page.action is HealAction.RETRY
+    assert (other_page.action, other_page.layer) == (HealAction.ABORT, Layer.VERDICT)
     assert len(path.read_text(encoding="utf-8").splitlines()) == 2
 
 
