@@ -81,7 +81,8 @@ class LlmClient:
 
     ``redact`` runs over every text part before it leaves the process (secret
     values back to their placeholders); ``record_to`` appends each answer to a
-    replay file (JSON lines) so the run can be replayed offline.
+    replay file (JSON lines) so the run can be replayed offline; ``prompt_log``
+    appends each request as sent (JSON lines), for review.
     """
 
     def __init__(
@@ -92,12 +93,14 @@ class LlmClient:
         retry: RetryPolicy | None = None,
         redact: Callable[[str], str] | None = None,
         record_to: str | Path | None = None,
+        prompt_log: str | Path | None = None,
     ) -> None:
         self.endpoint = endpoint
         self.clock: Clock = clock or SystemClock()
         self.retry = retry or RetryPolicy()
         self._redact = redact
         self._record_to = Path(record_to) if record_to is not None else None
+        self._prompt_log = Path(prompt_log) if prompt_log is not None else None
         self._openai = openai.AsyncOpenAI(
             base_url=endpoint.base_url,
             api_key=endpoint.api_key,
@@ -128,6 +131,7 @@ class LlmClient:
         elif schema is not None:
             extra["response_format"] = {"type": "json_object"}
         headers = {ROLE_HEADER: profile.role, KEY_HEADER: _header_safe(key), FINGERPRINT_HEADER: fingerprint}
+        self._append(self._prompt_log, {"role": profile.role, "key": key, "fingerprint": fingerprint, "messages": sent})
         usage = Usage()
         waited = 0.0
         last = ""
@@ -173,7 +177,8 @@ class LlmClient:
                     prompt_tokens=usage.prompt_tokens,
                     completion_tokens=usage.completion_tokens,
                 )
-                self._record(profile.role, key, fingerprint, text)
+                self._append(self._record_to, {"role": profile.role, "key": key, "fingerprint": fingerprint,
+                                               "answer": text})
                 return ChatReply(text=text, usage=usage, attempts=attempt)
             emit("llm.retry", ts=self.clock.now(), role=profile.role, key=key, attempt=attempt, error=last)
             if attempt == self.retry.max_attempts:
@@ -205,11 +210,11 @@ class LlmClient:
             return {**message, "content": parts}
         return message
 
-    def _record(self, role: str, key: str, fingerprint: str, text: str) -> None:
-        if self._record_to is None:
+    @staticmethod
+    def _append(path: Path | None, line: dict[str, Any]) -> None:
+        if path is None:
             return
-        line = {"role": role, "key": key, "fingerprint": fingerprint, "answer": text}
-        with self._record_to.open("a", encoding="utf-8") as out:
+        with path.open("a", encoding="utf-8") as out:
             out.write(json.dumps(line, ensure_ascii=False) + "\n")
 
 

@@ -125,6 +125,10 @@ class LlmPlanner:
         self._pending: _Pending | None = None
         self._last: tuple[int, Step | None] | None = None
 
+    async def close(self) -> None:
+        """Close the client's connections (call once the runs using this planner are over)."""
+        await self.client.close()
+
     async def plan(self, view: PlannerView) -> PlanDecision:
         """The next step for ``view`` (or done), from the cache when it holds this screen's decision."""
         self._settle(view.fingerprint)

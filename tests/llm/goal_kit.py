@@ -79,13 +79,14 @@ async def run_goal(
     timeout_s: float = 5.0,
     recorder: RunRecorder | None = None,
     page_map: str = "",
+    client_options: Mapping[str, object] | None = None,
 ) -> RunResult:
     """One run of ``machine`` on a fresh simulated phone, on virtual time, asking ``server``."""
     clock = SkipClock()
     phone = SimPhone(now=clock.now)
     sim = SimDevice(phone, sleep=clock.sleep, now=clock.now)
     device: Device = wrap(sim) if wrap else sim
-    client = client_for(server, clock)
+    client = client_for(server, clock, **dict(client_options or {}))
     try:
         roles = llm_roles(
             machine, client, cache, profiles=profiles(timeout_s=timeout_s), clock=clock, page_map=page_map
