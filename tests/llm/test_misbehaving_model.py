@@ -5,8 +5,10 @@ from __future__ import annotations
 import asyncio
 from collections.abc import Callable
 
+import attrs
 import pytest
 
+from fsm_runner.budgets import Budgets
 from fsm_runner.llm.cache import DecisionCache
 from fsm_runner.records import Outcome, RunResult
 from fsm_runner.roles.base import Layer
@@ -139,3 +141,27 @@ def _settings_step() -> dict[str, object]:
         "step": {"action": "tap", "target": "Settings button", "intent": "open the settings",
                  "expect": [{"check": "visible", "target": "Dark mode switch"}]},
     }
+
+
+def test_the_llm_call_budget_aborts_the_run_naming_it() -> None:
+    tight = attrs.evolve(MACHINE, budgets=Budgets(max_steps=15, max_llm_calls=3, max_tokens=40_000))
+
+    async def scenario() -> RunResult:
+        with ChatServer(replay_of("dark_mode")) as server:
+            return await run_goal(tight, server, DecisionCache())
+
+    result = asyncio.run(scenario())
+    assert result.outcome is Outcome.ABORTED and result.budget == "max_llm_calls"
+    assert result.usage.calls == 4
+
+
+def test_the_token_budget_aborts_the_run_naming_it() -> None:
+    tight = attrs.evolve(MACHINE, budgets=Budgets(max_steps=15, max_llm_calls=30, max_tokens=1_500))
+
+    async def scenario() -> RunResult:
+        with ChatServer(replay_of("dark_mode")) as server:
+            return await run_goal(tight, server, DecisionCache())
+
+    result = asyncio.run(scenario())
+    assert result.outcome is Outcome.ABORTED and result.budget == "max_tokens"
+    assert 1_500 < result.usage.tokens < 1_500 + 1_000

@@ -5,8 +5,10 @@ from __future__ import annotations
 import asyncio
 import io
 import json
+import typing
 from pathlib import Path
 
+import attrs
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
@@ -229,3 +231,13 @@ def test_planner_answers_round_trip_through_the_cache(answer: PlannerAnswer) -> 
     cache.put(CachedDecision("m", "step 0: g", "f", text))
     stored = cache.get("m", "step 0: g", "f")
     assert stored is not None and parse_answer(stored.decision, PlannerAnswer) == answer
+
+
+def test_each_role_takes_only_its_own_view() -> None:
+    assert typing.get_type_hints(LlmPlanner.plan)["view"] is PlannerView
+    assert typing.get_type_hints(LlmLocator.locate)["view"] is LocatorView
+    assert typing.get_type_hints(LlmValidator.validate)["view"] is ValidatorView
+    planner_fields = attrs.fields_dict(PlannerView)
+    assert all(f.type not in ("Screen", Screen) for f in planner_fields.values())
+    assert "goal" not in attrs.fields_dict(LocatorView)
+    assert not {"recent", "earlier", "goal"} & set(attrs.fields_dict(ValidatorView))
