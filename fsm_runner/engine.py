@@ -18,9 +18,9 @@ import attrs
 import structlog
 from transitions import Machine as _TransitionsMachine
 
-from adapters.adb.popups import decide_popup_action, find_system_popup
 from adapters.base import Device
 from adapters.errors import DeviceError, EnvironmentFault
+from adapters.popups import decide_popup_action, find_system_popup
 from fsm_runner import table
 from fsm_runner.clock import Clock, SystemClock
 from fsm_runner.errors import DefinitionError, PerceptionError, RoleError
@@ -34,6 +34,7 @@ from fsm_runner.roles.base import (
     ExecutionResult,
     Failure,
     HealAction,
+    HealDecision,
     HealerView,
     Layer,
     Location,
@@ -118,6 +119,7 @@ class _Current:
     heals: list[HealRecord] = attrs.field(factory=list)
     first_failure: Failure | None = None
     root_layer: Layer | None = None
+    last_heal: tuple[HealerView, HealDecision] | None = None
     usage: Usage = Usage()
     children: tuple[StepRecord, ...] = ()
     remembered: tuple[tuple[str, str], ...] = ()
@@ -299,8 +301,14 @@ class Engine:
         return "error", {"reason": detail, "layer": layer or Layer.ENVIRONMENT, "state": state}
 
     def _trouble(self, state: str, cause: str, layer: Layer, detail: str) -> Trigger:
+        step = self._current.step
         self._failure = Failure(
-            state=state, cause=cause, layer=layer, detail=detail, step_index=self._current.index
+            state=state,
+            cause=cause,
+            layer=layer,
+            detail=detail,
+            step_index=self._current.index,
+            target=step.target if step else None,
         )
         if self._current.first_failure is None:
             self._current.first_failure = self._failure
@@ -650,6 +658,7 @@ class Engine:
         if verdict.status is VerdictStatus.PASS:
             self._normal_since_heal = True
             await self._remember(step, observation)
+            self._learn_from_heal()
             return "verified", {}
         if verdict.status is VerdictStatus.FAIL:
             reason = verdict.reason or "expected state is false"
@@ -664,6 +673,12 @@ class Engine:
             Layer.VERDICT,
             f"expected state not reached within {step.timeout_s:g} s ({verdict.status.value}: {verdict.reason})",
         )
+
+    def _learn_from_heal(self) -> None:
+        """Tell a healer that keeps learned fixes which of its decisions let this step pass."""
+        record = getattr(self.roles.healer, "record_success", None)
+        if record is not None and self._current.last_heal is not None:
+            record(*self._current.last_heal)
 
     def _anchors(self, step: Step) -> dict[str, str]:
         best = self._current.location.best if self._current.location else None
@@ -687,16 +702,16 @@ class Engine:
         if not self._normal_since_heal:
             return self._give_up(failure, "the healer could not break it (no normal state between two heals)")
         screen = self._latest.screen if self._latest else None
-        decision = await self.roles.healer.heal(
-            HealerView(
-                failure=failure,
-                page_summary=_page_line(screen),
-                recent=tuple(_summary(r) for r in self._records[-3:]),
-                heals_this_step=len(current.heals),
-                skip_allowed=self.machine.allow_skip,
-                screen=screen,
-            )
+        view = HealerView(
+            failure=failure,
+            page_summary=_page_line(screen),
+            recent=tuple(_summary(r) for r in self._records[-3:]),
+            heals_this_step=len(current.heals),
+            skip_allowed=self.machine.allow_skip,
+            screen=screen,
         )
+        decision = await self.roles.healer.heal(view)
+        current.last_heal = (view, decision)
         self._add_usage(decision.usage)
         record = HealRecord(
             state=failure.state,

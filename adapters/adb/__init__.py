@@ -6,7 +6,6 @@ simulated device's users can share the popup policy.
 
 from adapters.adb.device import AdbDevice
 from adapters.adb.dump import dump_with_retry, extract_hierarchy
-from adapters.adb.popups import PopupAction, PopupButton, SystemPopup, decide_popup_action, find_system_popup
 from adapters.adb.transport import (
     DEFAULT_SERVER,
     TRANSPORT_NAMES,
@@ -15,6 +14,7 @@ from adapters.adb.transport import (
     ServerAddress,
     open_transport,
 )
+from adapters.popups import PopupAction, PopupButton, SystemPopup, decide_popup_action, find_system_popup
 
 __all__ = [
     "DEFAULT_SERVER",

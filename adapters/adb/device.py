@@ -20,7 +20,6 @@ from adapters.adb.dumpsys import (
     parse_settings_value,
     parse_wm_size,
 )
-from adapters.adb.popups import PopupAction, decide_popup_action, find_system_popup
 from adapters.adb.preflight import package_installed, restore_animation_commands, run_preflight
 from adapters.adb.text import (
     ADB_KEYBOARD_FIX,
@@ -43,6 +42,7 @@ from adapters.errors import (
     InvalidActionError,
     TextInputError,
 )
+from adapters.popups import PopupAction, decide_popup_action, find_system_popup
 
 _PACKAGE = re.compile(r"[A-Za-z][A-Za-z0-9_]*(\.[A-Za-z0-9_]+)+")
 _ACTIVITY = re.compile(r"\.?[A-Za-z0-9_$]+(\.[A-Za-z0-9_$]+)*")

@@ -2,7 +2,7 @@ from pathlib import Path
 
 import pytest
 
-from adapters.adb.popups import PopupAction, decide_popup_action, find_system_popup
+from adapters.popups import PopupAction, decide_popup_action, find_system_popup
 
 HERE = Path(__file__).parent
 DIALOG = (HERE / "permission_dialog.xml").read_text(encoding="utf-8")
