@@ -7,6 +7,8 @@ not run: it comes back as a SKIPPED result that names the setting to use.
 
 from __future__ import annotations
 
+import importlib
+import os
 from collections.abc import Callable
 from pathlib import Path
 
@@ -36,22 +38,48 @@ LLM_HINT = (
 )
 
 DEVICE_KINDS = ("sim", "sim-adb")
+SIM_LOCALES = ("en", "zh-CN")
+
+_ENDPOINT_VARIABLES = ("FSM_RUNNER_LLM_BASE_URL", "OPENAI_BASE_URL")
+_SCHEMES_MODULE = "fsm_runner.llm.schemes"
 
 
-def open_device(spec: str, config: Config, *, index: int = 0, adb_server: str | None = None) -> Device:
+def _offer_llm_schemes() -> None:
+    """Let the LLM client add its ``--llm`` schemes to :data:`PLANNERS`, once, when it is installed."""
+    if PLANNERS:
+        return
+    try:
+        schemes = importlib.import_module(_SCHEMES_MODULE)
+    except ModuleNotFoundError as err:
+        if err.name != _SCHEMES_MODULE:
+            raise
+        return
+    schemes.register(PLANNERS)
+
+
+def machine_locale(machine: Machine) -> str | None:
+    """The simulated phone's language a machine asks for with a locale tag (``tags=("demo", "zh-CN")``)."""
+    return next((tag for tag in machine.tags if tag in SIM_LOCALES), None)
+
+
+def open_device(
+    spec: str, config: Config, *, index: int = 0, adb_server: str | None = None, locale: str | None = None
+) -> Device:
     """The device ``spec`` names: ``sim`` (a fresh in-process phone), ``sim-adb`` (a fresh simulated
     phone behind a private real adb server) or an adb serial on ``adb_server``.
+
+    ``locale`` sets a simulated phone's language (default: the config's).
     """
-    if spec == "sim":
+    if spec in ("sim", "sim-adb"):
         from adapters.sim import SimDevice, SimPhone
 
-        phone = SimPhone(serial=f"sim-{index}", locale=config.device.locale, seed=config.device.seed + index)
-        return SimDevice(phone)
-    if spec == "sim-adb":
-        from adapters.sim import SimPhone
+        phone = SimPhone(
+            serial=f"sim-{index}", locale=locale or config.device.locale, seed=config.device.seed + index
+        )
+        if spec == "sim":
+            return SimDevice(phone)
         from fsm_runner.sim_adb import SimAdbDevice
 
-        phone = SimPhone(serial=f"sim-{index}", locale=config.device.locale, seed=config.device.seed + index)
         return SimAdbDevice(phone)
     from adapters.adb import AdbDevice
 
@@ -59,8 +87,14 @@ def open_device(spec: str, config: Config, *, index: int = 0, adb_server: str | 
 
 
 def planner_for(machine: Machine, llm: str | None, config: Config) -> Planner | None:
-    """The planner ``--llm`` (or the config's LLM profile) asks for; None means the offline scripted planner."""
+    """The planner ``--llm``, the config's LLM profile or the ``FSM_RUNNER_LLM_BASE_URL`` endpoint asks for.
+
+    None means no LLM is configured (the offline scripted planner).
+    """
+    _offer_llm_schemes()
     spec = llm or (f"profile:{config.llm.profile}" if config.llm.profile else None)
+    if spec is None and "env" in PLANNERS and any(os.environ.get(v) for v in _ENDPOINT_VARIABLES):
+        spec = "env:"
     if spec is None:
         return None
     scheme, sep, argument = spec.partition(":")

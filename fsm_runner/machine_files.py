@@ -52,13 +52,16 @@ class Collection:
 
 
 def machine_paths(paths: Iterable[str | Path]) -> tuple[list[Path], list[LoadProblem]]:
-    """Expand folders into their ``.py`` files (recursively, sorted; ``_``-prefixed files skipped)."""
+    """Expand folders into their ``.py`` files (recursively, sorted; ``_``-prefixed files other than
+    ``__init__.py``, which may list a package's machines, are skipped)."""
     found: list[Path] = []
     problems: list[LoadProblem] = []
     for raw in paths:
         path = Path(raw)
         if path.is_dir():
-            found.extend(p for p in sorted(path.rglob("*.py")) if not p.name.startswith(("_", ".")))
+            found.extend(
+                p for p in sorted(path.rglob("*.py")) if p.name == "__init__.py" or not p.name.startswith(("_", "."))
+            )
         elif path.is_file() and path.suffix == ".py":
             found.append(path)
         elif path.exists():

@@ -22,7 +22,7 @@ import structlog
 from adapters.base import Device
 from fsm_runner import events
 from fsm_runner.config import Config, find_config, load_config
-from fsm_runner.launch import open_device, planner_for, run_into
+from fsm_runner.launch import machine_locale, open_device, planner_for, run_into
 from fsm_runner.machine import Machine
 from fsm_runner.machine_files import LoadProblem, load_machine_file
 from fsm_runner.records import RunResult
@@ -40,6 +40,8 @@ def pytest_addoption(parser: pytest.Parser) -> None:
                     help="machine files or folders to run as test items (repeatable)")
     group.addoption("--fsm-device", default=None, metavar="SPEC", help="sim (default) or an adb serial")
     group.addoption("--fsm-adb-server", default=None, metavar="HOST:PORT", help="adb server for a serial device")
+    group.addoption("--fsm-locale", default=None, choices=("en", "zh-CN"),
+                    help="language of the simulated phone (default: the machine's locale tag, else the config's)")
     group.addoption("--fsm-llm", default=None, metavar="SCHEME:ARG", help="LLM planner for goal-only machines")
     group.addoption("--fsm-out", default=None, metavar="DIR", help="where run directories go (default runs/)")
     group.addoption("--fsm-config", default=None, metavar="FILE", help="settings file (default ./fsm-runner.toml)")
@@ -185,9 +187,10 @@ def _settings(config: pytest.Config) -> Config:
     return load_config(find_config(config.getoption("fsm_config")))
 
 
-def _open(config: pytest.Config, settings: Config, index: int = 0) -> Device:
+def _open(config: pytest.Config, settings: Config, machine: Machine | None = None) -> Device:
     spec = config.getoption("fsm_device") or settings.device.default
-    return open_device(spec, settings, index=index, adb_server=config.getoption("fsm_adb_server"))
+    locale = config.getoption("fsm_locale") or (machine_locale(machine) if machine else None)
+    return open_device(spec, settings, adb_server=config.getoption("fsm_adb_server"), locale=locale)
 
 
 def run_machine(config: pytest.Config, machine: Machine, device: Device | None = None) -> RunResult:
@@ -197,7 +200,7 @@ def run_machine(config: pytest.Config, machine: Machine, device: Device | None =
     planner = planner_for(machine, config.getoption("fsm_llm"), settings) if not machine.steps else None
 
     async def go() -> RunResult:
-        target = device or _open(config, settings)
+        target = device or _open(config, settings, machine)
         try:
             return await run_into(machine, target, out, planner=planner, secrets=Secrets())
         finally:

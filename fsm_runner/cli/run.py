@@ -20,7 +20,7 @@ from fsm_runner.config import Config, find_config, load_config
 from fsm_runner.errors import FsmRunnerError
 from fsm_runner.evidence import write_junit
 from fsm_runner.evidence.run_dir import REPORT
-from fsm_runner.launch import open_device, planner_for, run_into, with_budgets
+from fsm_runner.launch import machine_locale, open_device, planner_for, run_into, with_budgets
 from fsm_runner.machine_files import collect
 from fsm_runner.progress import Progress
 from fsm_runner.records import Outcome, RunResult
@@ -155,7 +155,9 @@ async def _run_all(
     for index, machine in enumerate(machines):
         machine = with_budgets(machine, overrides)
         planner = planner_for(machine, args.llm, config) if not machine.steps else None
-        device = open_device(spec, config, index=index, adb_server=args.adb_server)
+        # An explicit --locale wins; otherwise a machine tagged with a locale gets a phone in that language.
+        locale = args.locale or machine_locale(machine)
+        device = open_device(spec, config, index=index, adb_server=args.adb_server, locale=locale)
         try:
             results.append(await run_into(machine, device, out, planner=planner, secrets=Secrets()))
         finally:

@@ -67,3 +67,15 @@ MACHINE = Machine(
     ],
 )
 '''
+
+#: Tagged with its locale: the simulated phone it runs on speaks Chinese.
+CHINESE_LOGIN_PAGE = '''\
+from fsm_runner import Expect, Machine, Step
+
+MACHINE = Machine(
+    "login-page-zh",
+    "com.example.demoshop",
+    steps=[Step("wait_for", expect=[Expect("visible", target="登录")], timeout_s=5)],
+    tags=("demo", "zh-CN"),
+)
+'''

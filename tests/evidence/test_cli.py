@@ -14,7 +14,7 @@ import structlog
 from fsm_runner import RunResult
 from fsm_runner.cli import EXIT_ENVIRONMENT, EXIT_OK, EXIT_TEST_FAILED, EXIT_USAGE, main
 from fsm_runner.evidence import RunDirectory
-from tests.evidence.machine_files import EMPTY_LOGIN, GOAL_ONLY, LOGIN_PAGE, SYNTAX_ERROR, write
+from tests.evidence.machine_files import CHINESE_LOGIN_PAGE, EMPTY_LOGIN, GOAL_ONLY, LOGIN_PAGE, SYNTAX_ERROR, write
 
 RunPair = tuple[RunResult, RunDirectory]
 
@@ -162,3 +162,15 @@ def test_an_unreachable_adb_server_is_an_environment_error_with_a_report(
     assert re.search(rf"^ERROR\s+login-page \[environment\]: .*127\.0\.0\.1:{unused_port}", out, re.M)
     (report,) = _reports(out)
     assert "ERROR — login-page" in report.read_text(encoding="utf-8")
+
+
+def test_a_machine_tagged_with_a_locale_runs_on_a_phone_in_that_language(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    folder = write(tmp_path / "pkg", __init__=CHINESE_LOGIN_PAGE)
+    code = main(["run", str(folder), "--out", str(tmp_path / "runs")])
+    out = capsys.readouterr().out
+    assert code == EXIT_OK, out
+    assert re.search(r"^PASSED\s+login-page-zh", out, re.M), "a package's __init__.py may list machines too"
+    assert main(["run", str(folder), "--locale", "en", "--out", str(tmp_path / "runs"),
+                 "--budget-wall", "2"]) == EXIT_TEST_FAILED, "an explicit --locale wins over the tag"
