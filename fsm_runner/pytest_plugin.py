@@ -55,7 +55,9 @@ def pytest_configure(config: pytest.Config) -> None:
 
 
 def pytest_collect_file(file_path: Path, parent: pytest.Collector) -> pytest.Collector | None:
-    if file_path.suffix != ".py" or file_path.name.startswith(("_", "conftest")):
+    if file_path.suffix != ".py" or file_path.name == "conftest.py":
+        return None
+    if file_path.name.startswith("_") and file_path.name != "__init__.py":
         return None
     # Test modules stay pytest's own, even in a folder named machines.
     if any(fnmatch.fnmatch(file_path.name, pattern) for pattern in parent.config.getini("python_files")):
