@@ -8,7 +8,7 @@ import sys
 from importlib.metadata import entry_points
 from pathlib import Path
 
-from tests.evidence.machine_files import EMPTY_LOGIN, GOAL_ONLY, LOGIN_PAGE, SYNTAX_ERROR, write
+from tests.evidence.machine_files import CHINESE_LOGIN_PAGE, EMPTY_LOGIN, GOAL_ONLY, LOGIN_PAGE, SYNTAX_ERROR, write
 
 USERS_TEST = '''\
 from fsm_runner import Expect, Machine, Step
@@ -37,6 +37,7 @@ def test_machine_files_run_as_items_and_failures_link_the_run_directory(tmp_path
     write(tmp_path / "machines", login=LOGIN_PAGE, empty=EMPTY_LOGIN, broken=SYNTAX_ERROR, goal=GOAL_ONLY,
           helpers="STEPS = []\n", test_helpers="def test_plain() -> None:\n    assert True\n")
     write(tmp_path / "flows", other=LOGIN_PAGE.replace('"login-page"', '"other-login"'))
+    write(tmp_path / "machines" / "zh", __init__=CHINESE_LOGIN_PAGE)
     (tmp_path / "test_users.py").write_text(USERS_TEST, encoding="utf-8")
     done = _pytest(tmp_path, "machines", "test_users.py", "--fsm-machines", "flows", "--fsm-out", "evidence")
     out = done.stdout
@@ -44,6 +45,7 @@ def test_machine_files_run_as_items_and_failures_link_the_run_directory(tmp_path
     assert "PASSED machines/login.py::login-page" in out
     assert "PASSED flows/other.py::other-login" in out, "--fsm-machines collects a folder not named machines"
     assert "PASSED test_users.py::test_my_own_machine" in out
+    assert "PASSED machines/zh/__init__.py::login-page-zh" in out, "a package's machines, on a Chinese phone"
     assert "PASSED machines/test_helpers.py::test_plain" in out, "test modules in machines/ stay pytest's"
     assert "machines/helpers.py" not in out
     assert "FAILED machines/empty.py::empty-login" in out
@@ -55,4 +57,4 @@ def test_machine_files_run_as_items_and_failures_link_the_run_directory(tmp_path
     assert (tmp_path / run_dir / "report.html").is_file()
     assert "FAILED — empty-login" in (tmp_path / run_dir / "report.html").read_text(encoding="utf-8")
     runs = sorted(p.name.rsplit("-", 1)[0] for p in (tmp_path / "evidence").iterdir())
-    assert runs == ["empty-login", "login-page", "other-login", "own-login"]
+    assert runs == ["empty-login", "login-page", "login-page-zh", "other-login", "own-login"]
