@@ -46,6 +46,10 @@ class LoadedRun:
     def complete(self) -> bool:
         return self.result is not None
 
+    def own_events(self) -> tuple[Event, ...]:
+        """The events of this run, without those of its sub-machines (which share the file, not the run id)."""
+        return tuple(e for e in self.events if e.get("run_id", self.run_id) == self.run_id)
+
     def stopped_at(self) -> str:
         """Where an unfinished run stops: the last event read, its state and step; empty when complete."""
         if self.result is not None:
@@ -60,14 +64,14 @@ class LoadedRun:
         state = self.last_state()
         if state:
             words.append(f" in state {state}")
-        step = _open_step(self.events)
+        step = _open_step(self.own_events())
         if step is not None:
             words.append(f" during step {int(step.get('step', 0)) + 1} ({step.get('intent', step.get('action', '?'))})")
         return "".join(words)
 
     def last_state(self) -> str:
-        """The state the last ``fsm.transition`` event entered, or empty."""
-        for event in reversed(self.events):
+        """The state the last ``fsm.transition`` event of this run entered, or empty."""
+        for event in reversed(self.own_events()):
             if event.get("event") == "fsm.transition":
                 return str(event.get("dst", ""))
         return ""
@@ -77,7 +81,7 @@ class LoadedRun:
         if self.result is not None and self.result.path:
             return self.result.path
         path = ["IDLE"]
-        for event in self.events:
+        for event in self.own_events():
             if event.get("event") == "fsm.transition" and isinstance(event.get("dst"), str):
                 path.append(event["dst"])
         return tuple(path)
@@ -98,7 +102,7 @@ class LoadedRun:
             layer=Layer.ENVIRONMENT,
             failed_state=self.last_state() or None,
             wall_s=round(max(wall, 0.0), 6),
-            transitions=sum(1 for e in self.events if e.get("event") == "fsm.transition"),
+            transitions=sum(1 for e in self.own_events() if e.get("event") == "fsm.transition"),
             path=self.path_taken(),
             observations=len(self.screens),
             device=str(start.get("device", "")),

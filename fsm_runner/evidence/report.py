@@ -204,7 +204,7 @@ def _role_calls(run: LoadedRun, index: int) -> str:
     """Each role's answer for step ``index`` from the events, with its latency (time since the event before)."""
     rows: list[str] = []
     previous: float | None = None
-    for event in run.events:
+    for event in run.own_events():
         ts = event.get("ts")
         if event.get("event") == "role.call" and event.get("step") == index:
             took = f"{(ts - previous) * 1000:.0f}" if isinstance(ts, int | float) and previous is not None else "?"

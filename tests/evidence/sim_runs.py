@@ -75,3 +75,21 @@ def run_on_sim(machine: Machine, out: Path) -> tuple[RunResult, RunDirectory]:
 
     with run_files():
         return asyncio.run(go())
+
+_OPEN = Machine(
+    "open-login",
+    DEMO_SHOP_PACKAGE,
+    steps=[Step("wait_for", expect=[Expect("visible", target="Log in")], timeout_s=5)],
+)
+
+#: Its first step runs a sub-machine, whose events share the parent's events.jsonl.
+WITH_SUB_MACHINE = Machine(
+    "shop-with-sub",
+    DEMO_SHOP_PACKAGE,
+    steps=[
+        Step("run_machine", machine="open-login"),
+        Step("input_text", target="Username", value="alice"),
+    ],
+    machines={"open-login": _OPEN},
+    budgets=Budgets(max_wall_s=60),
+)

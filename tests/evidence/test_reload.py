@@ -10,6 +10,7 @@ import pytest
 from fsm_runner import Outcome, RunResult
 from fsm_runner.errors import ConfigurationError
 from fsm_runner.evidence import RunDirectory, load_run, render_report
+from tests.evidence.sim_runs import WITH_SUB_MACHINE, run_on_sim
 
 RunPair = tuple[RunResult, RunDirectory]
 
@@ -89,3 +90,18 @@ def test_unreadable_result_json_falls_back_to_the_events(failing_run: RunPair, t
 def test_a_folder_that_is_not_a_run_directory_is_refused(tmp_path: Path) -> None:
     with pytest.raises(ConfigurationError, match=r"events\.jsonl"):
         load_run(tmp_path)
+
+
+def test_sub_machine_events_do_not_mix_into_the_parent_run(tmp_path: Path) -> None:
+    result, directory = run_on_sim(WITH_SUB_MACHINE, tmp_path / "runs")
+    assert result.passed, result.reason
+    run = load_run(directory.path)
+    run_ids = {e.get("run_id") for e in run.events}
+    assert run_ids == {result.run_id, f"{result.run_id}.open-login"}
+    assert {e.get("run_id") for e in run.own_events()} == {result.run_id}
+    (directory.path / "result.json").unlink()
+    assert load_run(directory.path).path_taken() == result.path
+    html = (directory.path / "report.html").read_text(encoding="utf-8")
+    step_one = html[html.index('id="step-1"'): html.index('id="step-2"')]
+    assert step_one.count("<tr><td>planner</td>") == 1
+    assert "Sub-machine steps" in step_one and "wait_for — passed" in step_one
