@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import io
 import json
+import statistics
 import typing
 from pathlib import Path
 
@@ -241,3 +242,28 @@ def test_each_role_takes_only_its_own_view() -> None:
     assert all(f.type not in ("Screen", Screen) for f in planner_fields.values())
     assert "goal" not in attrs.fields_dict(LocatorView)
     assert not {"recent", "earlier", "goal"} & set(attrs.fields_dict(ValidatorView))
+
+
+def test_prompts_for_demo_screens_stay_within_the_token_targets() -> None:
+    from fsm_runner.llm.locator import locator_messages
+    from fsm_runner.llm.planner import planner_messages
+    from fsm_runner.llm.tokens import count_message_tokens
+    from fsm_runner.perception import page_summary, render
+
+    chosen = profiles()
+    planner: list[int] = []
+    locator: list[int] = []
+    for name in ("login", "login_keyboard", "products", "detail", "cart", "settings", "logout_dialog"):
+        where = screen(name)
+        view = PlannerView(goal="Log in as alice and add the cheapest item to the cart", step_index=3,
+                           page_summary=page_summary(where), screen_text=render(where, "planner"))
+        planner.append(count_message_tokens([{"role": "system", "content": chosen["planner"].system_prompt},
+                                             *planner_messages(view)]))
+        locator.append(count_message_tokens([
+            {"role": "system", "content": chosen["locator"].system_prompt},
+            *locator_messages(LocatorView(target="the Log in button", screen=where)),
+        ]))
+        raw = count_message_tokens([{"role": "user", "content": (DATA / f"demo_en_{name}.xml").read_text()}])
+        assert planner[-1] < raw and locator[-1] < raw
+    assert max(planner) <= 1000
+    assert statistics.median(locator) <= 600
