@@ -115,3 +115,36 @@ def test_secret_values_never_reach_requests_events_or_recorded_answers(tmp_path:
         assert secret not in repr(result)
 
     asyncio.run(scenario())
+
+
+def test_a_target_the_rules_cannot_place_is_found_by_the_locator_tier_and_cached() -> None:
+    machine = goal_machine("dark_mode")
+    replay = ReplayFile.load(replay_path("dark_mode"))
+    night = {
+        "done": False,
+        "step": {"action": "tap", "target": "the night theme toggle", "intent": "turn on dark mode",
+                 "expect": [{"check": "checked", "target": "Dark mode switch"}]},
+    }
+
+    def model(request: RecordedRequest) -> Reply:
+        if request.role == "locator":
+            line = next(line for line in request.text.splitlines() if '"Dark mode"' in line)
+            return Reply.answer({"element_id": line.split()[0], "reason": "night theme means dark mode"})
+        if request.key == "step 5":
+            return Reply.answer(night)
+        return Reply.answer(replay.answer(request.role, request.key, request.fingerprint))
+
+    async def scenario() -> None:
+        cache = DecisionCache()
+        with ChatServer(model) as server:
+            first = await run_goal(machine, server, cache)
+        assert first.outcome is Outcome.PASSED, first.reason
+        assert [r.key for r in server.requests if r.role == "locator"] == ["the night theme toggle"]
+        tapped = first.steps[5]
+        assert tapped.step.target == "the night theme toggle" and tapped.candidates[0].reason.startswith("model:")
+        with ChatServer([]) as server:
+            second = await run_goal(machine, server, cache)
+        assert second.outcome is Outcome.PASSED and server.requests == []
+        assert second.usage.cache_hits == first.usage.calls
+
+    asyncio.run(scenario())
