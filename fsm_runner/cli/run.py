@@ -13,17 +13,21 @@ import sys
 from pathlib import Path
 from typing import Any, TextIO
 
-from adapters.errors import DeviceError, EnvironmentFault
+import attrs
+
+from adapters.errors import DeviceError
 from fsm_runner import events
 from fsm_runner.cli import EXIT_ENVIRONMENT, EXIT_OK, EXIT_TEST_FAILED, EXIT_USAGE
 from fsm_runner.config import Config, find_config, load_config
 from fsm_runner.errors import FsmRunnerError
 from fsm_runner.evidence import write_junit
 from fsm_runner.evidence.run_dir import REPORT
-from fsm_runner.launch import machine_locale, open_device, planner_for, run_into, with_budgets
+from fsm_runner.launch import machine_locale, open_device, planner_for, run_into, skipped, with_budgets
+from fsm_runner.machine import Machine
 from fsm_runner.machine_files import collect
 from fsm_runner.progress import Progress
 from fsm_runner.records import Outcome, RunResult
+from fsm_runner.roles.base import Layer
 from fsm_runner.roles.values import Secrets
 
 
@@ -98,8 +102,6 @@ def budget_overrides(args: argparse.Namespace, config: Config) -> dict[str, floa
 
 def effective_config(args: argparse.Namespace) -> Config:
     """The config file with ``--locale`` / ``--seed`` / ``--adb-server`` applied."""
-    import attrs
-
     config = load_config(find_config(args.config))
     device = config.device
     if args.locale is not None:
@@ -129,40 +131,47 @@ def run(args: argparse.Namespace, *, stdout: TextIO | None = None, stderr: TextI
         return EXIT_USAGE
     events.configure(listeners=[Progress(out_stream)], redact=Secrets().redact)
     try:
-        results = asyncio.run(_run_all(args, config, collection.machines, err_stream))
-    except FsmRunnerError as err:
-        print(f"error: {err}", file=err_stream)
-        return EXIT_USAGE
-    except (EnvironmentFault, DeviceError) as err:
-        print(f"error: the device is not usable: {err}", file=err_stream)
-        return EXIT_ENVIRONMENT
+        results, refused = asyncio.run(_run_all(args, config, collection.machines, err_stream))
     finally:
         events.RUN_FILES.close()
     if args.junit:
         junit = write_junit(results, args.junit, secrets=Secrets())
         print(f"JUnit: {junit}", file=out_stream)
     _summary(results, out_stream)
-    return _exit_code(results, bool(collection.problems))
+    return _exit_code(results, bool(collection.problems) or refused)
 
 
 async def _run_all(
-    args: argparse.Namespace, config: Config, machines: tuple[Any, ...], err_stream: TextIO
-) -> list[RunResult]:
+    args: argparse.Namespace, config: Config, machines: tuple[Machine, ...], err_stream: TextIO
+) -> tuple[list[RunResult], bool]:
+    """Every machine's result, and whether a setting kept one from running (each is still reported)."""
     out = Path(args.out or config.run.out)
     spec = args.device or config.device.default
     overrides = budget_overrides(args, config)
     results: list[RunResult] = []
+    refused = False
     for index, machine in enumerate(machines):
         machine = with_budgets(machine, overrides)
-        planner = planner_for(machine, args.llm, config) if not machine.steps else None
-        # An explicit --locale wins; otherwise a machine tagged with a locale gets a phone in that language.
-        locale = args.locale or machine_locale(machine)
-        device = open_device(spec, config, index=index, adb_server=args.adb_server, locale=locale)
+        try:
+            planner = planner_for(machine, args.llm, config) if not machine.steps else None
+            # An explicit --locale wins; otherwise a machine tagged with a locale gets a phone in that language.
+            locale = args.locale or machine_locale(machine)
+            device = open_device(spec, config, index=index, adb_server=args.adb_server, locale=locale)
+        except FsmRunnerError as err:
+            print(f"error: {machine.name}: {err}", file=err_stream)
+            results.append(skipped(machine, f"not run: {err}"))
+            refused = True
+            continue
+        except DeviceError as err:
+            print(f"error: {machine.name}: the device is not usable: {err}", file=err_stream)
+            results.append(attrs.evolve(skipped(machine, f"environment: {err}"), skipped=False,
+                                        layer=Layer.ENVIRONMENT, device=spec))
+            continue
         try:
             results.append(await run_into(machine, device, out, planner=planner, secrets=Secrets()))
         finally:
             await device.close()
-    return results
+    return results, refused
 
 
 def _summary(results: list[RunResult], stream: TextIO) -> None:

@@ -93,6 +93,7 @@ class RunDirectory:
         self.result = result
         (self.path / RESULT).write_text(self.secrets.redact(convert.dumps(result)), encoding="utf-8")
         if self.render:
+            # Imported here: the report and the reader import this module's file names.
             from fsm_runner.evidence.junit import write_junit
             from fsm_runner.evidence.reload import load_run
             from fsm_runner.evidence.report import write_report

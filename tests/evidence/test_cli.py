@@ -174,3 +174,15 @@ def test_a_machine_tagged_with_a_locale_runs_on_a_phone_in_that_language(
     assert re.search(r"^PASSED\s+login-page-zh", out, re.M), "a package's __init__.py may list machines too"
     assert main(["run", str(folder), "--locale", "en", "--out", str(tmp_path / "runs"),
                  "--budget-wall", "2"]) == EXIT_TEST_FAILED, "an explicit --locale wins over the tag"
+
+
+def test_a_bad_llm_setting_refuses_only_the_goal_machine_and_exits_2(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    folder = write(tmp_path / "m", a_login=LOGIN_PAGE, b_goal=GOAL_ONLY)
+    code = main(["run", str(folder), "--llm", "nope:x", "--out", str(tmp_path / "runs")])
+    out, err = capsys.readouterr()
+    assert code == EXIT_USAGE
+    assert "error: buy-milk: --llm scheme 'nope' is not available" in err
+    assert re.search(r"^PASSED\s+login-page", out, re.M)
+    assert re.search(r"^SKIPPED\s+buy-milk: not run: --llm scheme 'nope'", out, re.M)
