@@ -22,6 +22,7 @@ import structlog
 from adapters.base import Device
 from fsm_runner import events
 from fsm_runner.config import Config, find_config, load_config
+from fsm_runner.errors import FsmRunnerError
 from fsm_runner.launch import machine_locale, open_device, planner_for, run_into
 from fsm_runner.machine import Machine
 from fsm_runner.machine_files import LoadProblem, load_machine_file
@@ -161,6 +162,8 @@ class MachineItem(pytest.Item):
     def repr_failure(self, excinfo: pytest.ExceptionInfo[BaseException], style: Any = None) -> str:
         if isinstance(excinfo.value, MachineFailed):
             return describe_failure(excinfo.value.result)
+        if isinstance(excinfo.value, FsmRunnerError):
+            return f"machine {self.machine.name} was not run: {excinfo.value}"
         return str(super().repr_failure(excinfo, style=style))
 
     def reportinfo(self) -> tuple[Path, int | None, str]:
