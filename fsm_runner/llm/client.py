@@ -31,12 +31,16 @@ Messages = list[dict[str, Any]]
 
 
 class LlmUnavailableError(RoleError):
-    """The endpoint gave no usable response within the retry policy; ``attempts`` and ``status`` say how."""
+    """The endpoint gave no usable response within the retry policy; ``attempts`` and ``status`` say how.
+
+    ``usage`` counts the requests made, so a caller can charge them to the run.
+    """
 
     def __init__(self, message: str, *, role: str, attempts: int, status: int | None = None) -> None:
         super().__init__(message, role=role, layer="environment")
         self.attempts = attempts
         self.status = status
+        self.usage = Usage(calls=attempts)
 
 
 @attrs.frozen

@@ -19,7 +19,7 @@ import cattrs
 from fsm_runner.convert import converter
 from fsm_runner.errors import DefinitionError, RoleError
 from fsm_runner.events import emit
-from fsm_runner.llm.client import LlmClient, Messages
+from fsm_runner.llm.client import LlmClient, LlmUnavailableError, Messages
 from fsm_runner.llm.profiles import Profile
 from fsm_runner.roles.base import Usage
 
@@ -181,9 +181,13 @@ async def ask(
     conversation = list(messages)
     problem = ""
     for attempt in (1, 2):
-        reply = await client.chat(
-            profile, conversation, key=key, fingerprint=fingerprint, schema=SCHEMAS.get(profile.role)
-        )
+        try:
+            reply = await client.chat(
+                profile, conversation, key=key, fingerprint=fingerprint, schema=SCHEMAS.get(profile.role)
+            )
+        except LlmUnavailableError as err:
+            err.usage = usage + err.usage
+            raise
         usage = usage + reply.usage
         try:
             return check(parse_answer(reply.text, cls)), usage

@@ -184,3 +184,16 @@ def test_project_variables_win_over_openai_ones() -> None:
     )
     assert endpoint == Endpoint("http://127.0.0.1:9/v1", "k", "local-model", "org-1")
     assert "k" not in repr(endpoint).replace("local", "")
+
+
+def test_role_errors_carry_the_usage_of_every_request_made() -> None:
+    async def scenario() -> None:
+        with ChatServer([Reply.malformed(), Reply.server_error(), Reply.server_error()]) as server:
+            client = client_for(server, retry=RetryPolicy(max_attempts=2, max_wait_s=30))
+            with pytest.raises(LlmUnavailableError) as caught:
+                await ask(client, profiles()["locator"], USER, LocatorAnswer, lambda a: a, key="x")
+            await client.close()
+        assert caught.value.usage.calls == 3 == len(server.requests)
+        assert caught.value.usage.prompt_tokens == server.requests[0].prompt_tokens
+
+    asyncio.run(scenario())
