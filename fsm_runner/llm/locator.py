@@ -3,12 +3,14 @@
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 
 from fsm_runner.convert import converter
 from fsm_runner.llm.cache import CachedDecision, DecisionCache
 from fsm_runner.llm.client import LlmClient, Messages
 from fsm_runner.llm.profiles import Profile
 from fsm_runner.llm.schema import LocatorAnswer, ask, parse_answer
+from fsm_runner.llm.vision import image_part
 from fsm_runner.perception import element_line
 from fsm_runner.perception.screen import Screen, WindowKind
 from fsm_runner.roles.base import Candidate, Location, LocatorView, Usage
@@ -68,6 +70,7 @@ class LlmLocator:
     """Implements ``Locator``: the rule locator first, the model when its best score is below ``threshold``.
 
     Model picks are cached under (machine, "locate: <target>", fingerprint) like plans.
+    With a vision profile, ``screenshot`` gives the prepared screenshot sent beside the text.
     """
 
     def __init__(
@@ -79,6 +82,7 @@ class LlmLocator:
         threshold: float = DEFAULT_THRESHOLD,
         machine: str = "",
         cache: DecisionCache | None = None,
+        screenshot: Callable[[], bytes | None] | None = None,
     ) -> None:
         self.client = client
         self.profile = profile
@@ -86,6 +90,7 @@ class LlmLocator:
         self.threshold = threshold
         self.machine = machine
         self.cache = cache
+        self.screenshot = screenshot
 
     async def locate(self, view: LocatorView) -> Location:
         """Rule candidates when confident; otherwise the model's pick (or its "not found")."""
@@ -103,7 +108,7 @@ class LlmLocator:
             asked, usage = await ask(
                 self.client,
                 self.profile,
-                locator_messages(view),
+                self._messages(view),
                 LocatorAnswer,
                 lambda a: _pick(a, view.screen),
                 key=view.target,
@@ -120,6 +125,13 @@ class LlmLocator:
         candidate = Candidate(element.element_id, element.bounds, LLM_SCORE, f"model: {answer.reason}", element.label)
         rest = tuple(c for c in ruled.candidates if c.element_id != element.element_id)
         return Location((candidate, *rest), reason=f"model picked {element.element_id}", decided_by="llm", usage=usage)
+
+    def _messages(self, view: LocatorView) -> Messages:
+        messages = locator_messages(view)
+        png = self.screenshot() if self.profile.vision and self.screenshot is not None else None
+        if png is None:
+            return messages
+        return [{"role": "user", "content": [{"type": "text", "text": messages[0]["content"]}, image_part(png)]}]
 
     def _cached(self, intent: str, screen: Screen) -> LocatorAnswer | None:
         if self.cache is None or not screen.fingerprint:

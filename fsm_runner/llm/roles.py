@@ -123,7 +123,13 @@ def llm_roles(
     base = _roles(machine, planner, rules, validator, vision, failure_patterns, run_clock)
     observer.inner = base.observer
     locator = LlmLocator(
-        client, chosen["locator"], rules=rules, threshold=locator_threshold, machine=machine.name, cache=cache
+        client,
+        chosen["locator"],
+        rules=rules,
+        threshold=locator_threshold,
+        machine=machine.name,
+        cache=cache,
+        screenshot=lambda: _screenshot(observer),
     )
     return attrs.evolve(base, observer=observer, locator=locator)
 

@@ -267,3 +267,23 @@ def test_prompts_for_demo_screens_stay_within_the_token_targets() -> None:
         assert planner[-1] < raw and locator[-1] < raw
     assert max(planner) <= 1000
     assert statistics.median(locator) <= 600
+
+
+def test_a_vision_locator_sends_the_screenshot_beside_the_text() -> None:
+    png, where = sim_screenshot()
+    location, requests = locate("the mystery widget", where, [{"element_id": None}],
+                                screenshot=lambda: prepared_screenshot(png, where))
+    assert isinstance(requests[0].messages[-1]["content"], str)
+
+    async def scenario() -> list[object]:
+        with ChatServer([{"element_id": None}]) as server:
+            client = client_for(server)
+            locator = LlmLocator(client, profiles(vision=True)["locator"],
+                                 screenshot=lambda: prepared_screenshot(png, where))
+            await locator.locate(LocatorView(target="the mystery widget", screen=where))
+            await client.close()
+        return server.requests[0].messages[-1]["content"]
+
+    parts = asyncio.run(scenario())
+    assert [p["type"] for p in parts] == ["text", "image_url"]  # type: ignore[index]
+    assert not location.found
