@@ -1,8 +1,9 @@
 """Benchmark the evidence path: a Demo Shop machine of N steps on the simulated phone, with and without a run directory.
 
 Measures the wall time of the run without evidence and with ``RunDirectory``
-(dumps, screenshots, step records, result, report, JUnit), the report's
-render time and size. Ends with one line:
+(dumps, screenshots, step records, result, report, JUnit; ``overhead_ms_per_obs``
+spreads that whole difference, final report included, over the observations),
+and the report's render time and size. Ends with one line:
 ``RESULT steps=N run_s=X evidence_run_s=X overhead_ms_per_obs=X report_ms=X report_kb=X``.
 
 Usage: .venv/bin/python scripts/bench_evidence.py [--steps N] [--repeat N]
