@@ -782,7 +782,8 @@ class Engine:
         current = self._current
         root = current.first_failure or last
         layer = current.root_layer or root.layer
-        reason = f"{root.state} failed ({root.cause}): {root.detail}; {why}"
+        # The healer's reason often repeats the failure's detail; say it once.
+        reason = f"{root.state} failed ({root.cause}): {root.detail}; {why.replace(f': {root.detail}', '')}"
         if last is not root:
             reason += f"; last failure in {last.state} ({last.cause}): {last.detail}"
         trigger = "error" if layer is Layer.ENVIRONMENT else "fail"

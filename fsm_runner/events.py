@@ -49,7 +49,7 @@ class RunFiles:
     def __call__(self, _: Any, __: str, event_dict: MutableMapping[str, Any]) -> MutableMapping[str, Any]:
         run_dir = event_dict.pop("run_dir", None)
         if run_dir:
-            line = self.redact(json.dumps(dict(event_dict), ensure_ascii=False, default=str))
+            line = self.redact(_ENCODER.encode(dict(event_dict)))
             with self._lock:
                 handle = self._files.get(run_dir)
                 if handle is None:
@@ -68,6 +68,11 @@ class RunFiles:
                 handle = self._files.pop(name, None)
                 if handle:
                     handle.close()
+
+
+# One encoder, built once: no circular check (events are flat dicts) and compact separators keep
+# the per-event cost low on the engine's hot path.
+_ENCODER = json.JSONEncoder(ensure_ascii=False, check_circular=False, separators=(",", ":"), default=str)
 
 
 def _unchanged(text: str) -> str:

@@ -4,6 +4,13 @@
 source "$(dirname "$0")/_venv.sh"
 marker=(-m "not slow")
 if [ "${CI:-}" = "true" ] || [ "${1:-}" = "--all" ]; then marker=(); fi
+if ! command -v chromium >/dev/null 2>&1 && [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then
+  # The report's browser test needs a real headless browser; it is skipped (with the reason)
+  # where none can be installed, and required when CI=true.
+  echo "==> installing chromium for the report's browser test"
+  (apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium) >/dev/null 2>&1 \
+    || echo "chromium could not be installed; the browser test will say why it is skipped"
+fi
 echo "==> ruff"
 ruff check fsm_runner machines adapters tests scripts
 echo "==> mypy (strict)"

@@ -8,6 +8,7 @@ raise, and a number in ``delays`` makes the role wait that long on the clock
 
 from __future__ import annotations
 
+import functools
 import itertools
 from collections.abc import Iterator
 from typing import TypeVar
@@ -77,8 +78,9 @@ class ScriptedFault(RuntimeError):
     """What a scripted role raises when its answer is ``"raise"``."""
 
 
+@functools.lru_cache(maxsize=1024)
 def screen_with_fingerprint(fingerprint: str) -> Screen:
-    """A one-button screen whose fingerprint is ``fingerprint``."""
+    """A one-button screen whose fingerprint is ``fingerprint`` (values are frozen, so they are shared)."""
     bounds = Bounds(0, 0, 1080, 2400)
     button = Element(
         element_id="e0",

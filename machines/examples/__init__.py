@@ -1,0 +1,1 @@
+"""Example machines that show what fsm-runner reports when a test fails."""
