@@ -26,7 +26,7 @@ from fsm_runner.llm.cache import DecisionCache  # noqa: E402
 from fsm_runner.llm.locator import locator_messages  # noqa: E402
 from fsm_runner.llm.planner import planner_messages  # noqa: E402
 from fsm_runner.llm.profiles import default_profiles  # noqa: E402
-from fsm_runner.llm.tokens import count_message_tokens, count_tokens  # noqa: E402
+from fsm_runner.llm.tokens import count_message_tokens, count_tokens, exact_counts  # noqa: E402
 from fsm_runner.perception import page_summary, parse_dump, render  # noqa: E402
 from fsm_runner.perception.screen import Screen  # noqa: E402
 from fsm_runner.roles.base import LocatorView, PlannerView  # noqa: E402
@@ -104,6 +104,9 @@ def corpus(rows: list[tuple[str, int, int, int]]) -> tuple[list[int], list[int]]
 
 def main(argv: list[str]) -> int:
     verbose = "--verbose" in argv
+    if not exact_counts():
+        print("bpe_openai is not installed: pip install 'fsm-runner[bench]' for o200k counts", file=sys.stderr)
+        return 2
     rows: list[tuple[str, int, int, int]] = []
     demo_planner, demo_locator, first_calls, second_calls = asyncio.run(demo_flows(rows))
     corpus_planner, corpus_locator = corpus(rows)

@@ -197,3 +197,13 @@ def test_role_errors_carry_the_usage_of_every_request_made() -> None:
         assert caught.value.usage.prompt_tokens == server.requests[0].prompt_tokens
 
     asyncio.run(scenario())
+
+
+def test_token_counts_are_o200k_counts() -> None:
+    from fsm_runner.llm.tokens import count_message_tokens, count_tokens, exact_counts
+
+    assert exact_counts()
+    assert count_tokens("hello world") == 2 and count_tokens("") == 0
+    image = {"type": "image_url", "image_url": {"url": "data:image/png;base64,AAAA"}}
+    with_image = [{"role": "user", "content": [{"type": "text", "text": "hello world"}, image]}]
+    assert count_message_tokens(with_image) == count_message_tokens([{"role": "user", "content": "hello world"}]) + 85
