@@ -3,8 +3,8 @@
 It answers ``POST /v1/chat/completions`` (and ``GET /v1/models``) from a
 script: a list of replies served in order, or a function of the request. It
 records every request and the usage it reported, and misbehaves on demand:
-an answer that is not JSON, 429 with ``Retry-After``, 500, or a hang longer
-than the client's timeout.
+an answer that is not JSON, an element that is not on the screen, 429 with
+``Retry-After``, 500, or a hang longer than the client's timeout.
 """
 
 from __future__ import annotations
@@ -44,6 +44,11 @@ class Reply:
     @classmethod
     def malformed(cls) -> Reply:
         return cls(content='Sure! Here is the next step: {"action": "tap", "target": "the button"')
+
+    @classmethod
+    def hallucinated(cls, element_id: str = "ezzzzzz") -> Reply:
+        """A locator answer naming an element id that is on no screen."""
+        return cls.answer({"element_id": element_id, "reason": "it looks like the one"})
 
     @classmethod
     def rate_limited(cls, retry_after: float = 1.0) -> Reply:

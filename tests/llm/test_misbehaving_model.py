@@ -97,7 +97,7 @@ def test_a_hallucinated_element_from_the_locator_tier_is_refused_and_attributed(
     def with_locator(request: RecordedRequest) -> Reply:
         if request.role == "locator":
             locator_answers.append(request.key)
-            return Reply.answer({"element_id": "ezzzzzz", "reason": "the teleport button"})
+            return Reply.hallucinated("ezzzzzz")
         return script(request)
 
     result, _ = run(with_locator)
