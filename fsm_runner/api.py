@@ -17,6 +17,15 @@ from fsm_runner.errors import ConfigurationError
 from fsm_runner.machine import Machine
 from fsm_runner.records import RunResult
 from fsm_runner.roles.base import Planner, Roles
+from fsm_runner.steps import Check, Step
+
+
+def _all_steps(machine: Machine) -> list[Step]:
+    """The machine's steps and those of its sub-machines, recursively."""
+    found = list(machine.steps)
+    for child in machine.machines.values():
+        found.extend(_all_steps(child))
+    return found
 
 
 def offline_roles(
@@ -45,6 +54,14 @@ def offline_roles(
         raise ConfigurationError(
             f"machine {machine.name!r} has only a goal and needs an LLM planner; set FSM_RUNNER_LLM_BASE_URL "
             "(or OPENAI_BASE_URL) and FSM_RUNNER_LLM_API_KEY (or OPENAI_API_KEY), or pass --llm replay:FILE"
+        )
+    prose = [e.value for s in _all_steps(machine) for e in s.expect if e.check is Check.PROSE]
+    prose += [e.value for e in machine.final if e.check is Check.PROSE]
+    if prose:
+        raise ConfigurationError(
+            f"machine {machine.name!r} has prose expectations ({prose[0]!r}) that only the LLM oracle can judge; "
+            "configure an LLM (FSM_RUNNER_LLM_BASE_URL and FSM_RUNNER_LLM_API_KEY) and use fsm_runner.llm.llm_roles, "
+            "or write the expectation as a checkable state"
         )
     run_clock = clock or SystemClock()
     locator = RuleLocator()

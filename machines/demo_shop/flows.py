@@ -6,6 +6,8 @@ reused by the others as a ``run_machine`` step, so its records nest in theirs.
 
 from __future__ import annotations
 
+import attrs
+
 from fsm_runner import Budgets, Expect, Machine, Step
 from machines.demo_shop import outcomes
 from machines.demo_shop.labels import PACKAGE, labels
@@ -103,15 +105,19 @@ def add_to_cart(locale: str) -> Machine:
 
 
 def change_quantity(locale: str) -> Machine:
-    """Raise a cart row's quantity to two."""
+    """Raise a cart row's quantity to two; the total must be twice the price read on the product page."""
     t = labels(locale)
+    add = _add(locale, "headphones")
+    # Read the price where the product shows it, and check the arithmetic later against it.
+    add[0] = attrs.evolve(add[0], remember=[("price", "price")])
     return _logged_in(
         locale, "change_quantity", "Increase the quantity of a cart row from one to two",
         [
-            *_add(locale, "headphones"),
+            *add,
             Step("tap", target=t["cart"], expect=[Expect("visible", target=t["qty_1"])]),
             Step("tap", target=t["increase"].format(name=t["headphones"]),
-                 expect=[Expect("visible", target=t["qty_2"])]),
+                 expect=[Expect("visible", target=t["qty_2"]),
+                         Expect("text_contains", target=t["total"], value="${price*2}")]),
         ],
         outcomes={"two headphones": outcomes.cart_is({"p01": 2})},
     )

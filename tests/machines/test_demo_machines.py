@@ -93,3 +93,23 @@ def test_demo_machines_pass_through_the_real_adb_server(adb_server, flow, locale
             assert len(phone.shop.orders) == 1
     finally:
         daemon.stop()
+
+
+def test_a_value_read_in_one_step_is_checked_by_arithmetic_in_a_later_one() -> None:
+    from machines.demo_shop.flows import change_quantity
+
+    result = run_on(change_quantity("en"), SimDevice(SimPhone()))
+    assert result.passed, result.reason
+    remembered = dict(pair for record in result.steps for pair in record.remembered)
+    assert remembered == {"price": "$59.99"}
+    total_check = [e for e in result.steps[-1].evidence if "price*2" in e.expect]
+    assert total_check and total_check[0].held and "$119.98" in total_check[0].found
+
+
+def test_prose_expectations_are_refused_at_start_without_an_llm() -> None:
+    from fsm_runner import ConfigurationError, Step, offline_roles
+
+    step = Step("press_back", expect=[Expect("prose", value="it looks nice")])
+    machine = Machine("prose", "com.example.demoshop", steps=[step])
+    with pytest.raises(ConfigurationError, match="prose expectations"):
+        offline_roles(machine)
