@@ -70,8 +70,8 @@ class DecisionCache:
     def close(self) -> None:
         self._db.close()
 
-    def get(self, machine: str, intent: str, fingerprint: str) -> CachedDecision | None:
-        """The decision stored for exactly this key, counting the hit; None when off or missing."""
+    def get(self, machine: str, intent: str, fingerprint: str, *, count_hit: bool = True) -> CachedDecision | None:
+        """The decision stored for exactly this key (counting the hit unless told not to); None when off or missing."""
         if self.mode is CacheMode.OFF:
             return None
         row = self._db.execute(
@@ -81,7 +81,7 @@ class DecisionCache:
         ).fetchone()
         if row is None:
             return None
-        if self.mode is CacheMode.READ_WRITE:
+        if count_hit and self.mode is CacheMode.READ_WRITE:
             self._write("UPDATE decisions SET hits = hits + 1 WHERE machine = ? AND intent = ? AND fingerprint = ?",
                         (machine, intent, fingerprint))
         return CachedDecision(*row)

@@ -209,6 +209,10 @@ class LlmPlanner:
             return
         decision = json.dumps(converter.unstructure(answer), ensure_ascii=False, sort_keys=True)
         replaced = self.cache.others(self.machine, intent, fingerprint)
+        # A re-plan on the same screen overwrites the decision that failed there: a replacement too.
+        same = self.cache.get(self.machine, intent, fingerprint, count_hit=False)
+        if same is not None and same.decision != decision:
+            replaced.append(same)
         stored = self.cache.put(CachedDecision(self.machine, intent, fingerprint, decision), replacing=replaced)
         if stored and replaced:
             emit(

@@ -287,3 +287,32 @@ def test_a_vision_locator_sends_the_screenshot_beside_the_text() -> None:
     parts = asyncio.run(scenario())
     assert [p["type"] for p in parts] == ["text", "image_url"]  # type: ignore[index]
     assert not location.found
+
+
+def test_a_replan_after_a_cached_step_failed_asks_the_model_and_replaces_the_entry() -> None:
+    from structlog.testing import capture_logs
+
+    view = PlannerView(goal="g", step_index=4, page_summary="p", screen_text="e1 button", fingerprint="f4")
+    old = {"done": False, "step": {"action": "tap", "target": "Settings button", "intent": "open the settings"}}
+    new = {"done": False, "step": {"action": "tap", "target": "Gear icon", "intent": "open the settings"}}
+    cache = DecisionCache()
+    cache.put(CachedDecision("m", "step 4: g", "f4", json.dumps(old)))
+
+    async def scenario() -> tuple:
+        with ChatServer([new]) as server, capture_logs() as events:
+            client = client_for(server)
+            planner = LlmPlanner(client, profiles()["planner"], machine="m", cache=cache)
+            first = await planner.plan(view)
+            again = await planner.plan(view)
+            await client.close()
+        return first, again, server.requests, events
+
+    first, again, requests, events = asyncio.run(scenario())
+    assert first.cache_hit and first.step.target == "Settings button"
+    assert not again.cache_hit and again.step.target == "Gear icon" and len(requests) == 1
+    assert "previous step here (open the settings) failed" in requests[0].text
+    replaced = [e for e in events if e["event"] == "llm.cache_replaced"]
+    assert len(replaced) == 1 and replaced[0]["old"]["target"] == "Settings button"
+    assert replaced[0]["new"]["target"] == "Gear icon"
+    stored = cache.get("m", "step 4: g", "f4")
+    assert stored is not None and "Gear icon" in stored.decision
