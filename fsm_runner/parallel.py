@@ -69,8 +69,8 @@ class SuiteSummary:
     @property
     def retried(self) -> tuple[str, ...]:
         """Machines that ran more than once because their device went away."""
-        names = [a.machine for a in self.attempts]
-        return tuple(sorted({n for n in names if names.count(n) > 1}))
+        indexes = [a.index for a in self.attempts]
+        return tuple(sorted({a.machine for a in self.attempts if indexes.count(a.index) > 1}))
 
     @property
     def machines_per_minute(self) -> float:
