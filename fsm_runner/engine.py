@@ -94,6 +94,23 @@ class RunRecorder(Protocol):
         ...
 
 
+class _ObservationsOnly:
+    """A sub-machine's recorder: its observations join the parent's evidence; its steps and
+    verdict reach the parent's record through the ``run_machine`` step instead."""
+
+    def __init__(self, parent: RunRecorder) -> None:
+        self._parent = parent
+
+    def observation(self, observation: Observation) -> None:
+        self._parent.observation(observation)
+
+    def step(self, record: StepRecord) -> None:
+        return None
+
+    def finish(self, result: RunResult) -> None:
+        return None
+
+
 class _Model:
     """The ``transitions`` model: a plain object whose ``state`` the machine sets."""
 
@@ -146,6 +163,7 @@ class Engine:
         loop_window: int = 5,
         loop_repeats: int = 3,
         recorder: RunRecorder | None = None,
+        first_observation: int = 0,
     ) -> None:
         if device is None:
             raise DefinitionError(
@@ -185,7 +203,7 @@ class Engine:
         self._records: list[StepRecord] = []
         self._path: list[str] = [table.IDLE]
         self._transitions = 0
-        self._observations = 0
+        self._observations = first_observation
         self._steps_started = 0
         self._progress = 0
         self._retries: dict[str, int] = {}
@@ -286,6 +304,8 @@ class Engine:
         except EnvironmentFault as err:
             return "error", {"reason": f"environment: {err}", "layer": Layer.ENVIRONMENT, "state": state}
         except RoleError as err:
+            # The calls a failing role made still count against the run's budgets.
+            self._add_usage(getattr(err, "usage", None) or Usage())
             layer = Layer(err.layer) if err.layer in Layer.__members__.values() else _STATE_LAYER.get(state)
             return self._role_failure(state, err.role, layer, err)
         except DeviceError as err:
@@ -454,12 +474,14 @@ class Engine:
             return self._budget_trigger("max_steps", self.budgets.max_steps, self._steps_started)
         before = current.before
         view = self._planner_view(before)
+        asked = self.clock.now()
         decision = await self.roles.planner.plan(view)
         self._add_usage(decision.usage)
         emit(
             "role.call",
             ts=self.clock.now(),
             role="planner",
+            latency_ms=_ms_since(self.clock, asked),
             decided_by=decision.decided_by,
             cache_hit=decision.cache_hit,
             calls=decision.usage.calls,
@@ -511,12 +533,14 @@ class Engine:
         if step.action in TARGETED_ACTIONS:
             assert step.target is not None
             target = self._resolve_text(step.target, self.values)
+            asked = self.clock.now()
             location = await self._locate_waiting(step, target)
             current.location = location
             emit(
                 "role.call",
                 ts=self.clock.now(),
                 role="locator",
+                latency_ms=_ms_since(self.clock, asked),
                 decided_by=location.decided_by,
                 target=target,
                 found=location.found,
@@ -597,8 +621,11 @@ class Engine:
             run_dir=self.run_dir,
             values=self.values,
             resolve_text=self._resolve_text,
+            recorder=_ObservationsOnly(self._recorder) if self._recorder else None,
+            first_observation=self._observations,
         )
         result = await child.run()
+        self._observations = child._observations
         self._add_usage(result.usage)
         self._current.children = result.steps
         if result.outcome is Outcome.PASSED:
@@ -635,6 +662,7 @@ class Engine:
             observation = await self._observe_once()
         current.after = observation
         current.checks += 1
+        asked = self.clock.now()
         verdict = await self.roles.validator.validate(
             ValidatorView(
                 expect=step.expect,
@@ -650,6 +678,7 @@ class Engine:
             "role.call",
             ts=self.clock.now(),
             role="validator",
+            latency_ms=_ms_since(self.clock, asked),
             status=verdict.status.value,
             llm_judged=verdict.llm_judged,
             reason=verdict.reason,
@@ -710,7 +739,9 @@ class Engine:
             skip_allowed=self.machine.allow_skip,
             screen=screen,
         )
+        asked = self.clock.now()
         decision = await self.roles.healer.heal(view)
+        healed_in_ms = _ms_since(self.clock, asked)
         current.last_heal = (view, decision)
         self._add_usage(decision.usage)
         record = HealRecord(
@@ -728,6 +759,7 @@ class Engine:
             "role.call",
             ts=self.clock.now(),
             role="healer",
+            latency_ms=healed_in_ms,
             cause=failure.cause,
             layer=decision.layer.value,
             action=decision.action.value,
@@ -937,6 +969,10 @@ def _summary(record: StepRecord) -> StepSummary:
         target=record.step.target,
         outcome=record.outcome,
     )
+
+
+def _ms_since(clock: Clock, started: float) -> float:
+    return round((clock.now() - started) * 1000.0, 2)
 
 
 def _earlier_line(records: list[StepRecord]) -> str:

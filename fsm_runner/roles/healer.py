@@ -33,7 +33,6 @@ _CAUSES: dict[str, frozenset[str]] = {
             "exec_retry",
             "exec_fail",
             "exec_exception",
-            "role_error",
         }
     ),
     "contradiction": frozenset({"verify_fail", "fail", "failed", "verdict_fail"}),
@@ -45,6 +44,9 @@ _CAUSES: dict[str, frozenset[str]] = {
 }
 
 
+_ROLE_ERROR_KIND = {Layer.DECISION: "decision", Layer.PERCEPTION: "perception", Layer.VERDICT: "unknown"}
+
+
 def failure_kind(failure: Failure) -> str:
     """The kind of a failure from its cause word and detail: a key of the cause table, or "other".
 
@@ -54,6 +56,9 @@ def failure_kind(failure: Failure) -> str:
     if "covered by" in detail or "keyboard" in detail:
         return "occluded"
     cause = fold(failure.cause).replace(" ", "_").replace("-", "_")
+    if cause == "role_error":
+        # A role that raised belongs to the layer the engine blamed it on (a bad model answer is a decision).
+        return _ROLE_ERROR_KIND.get(failure.layer, "execution")
     for kind, causes in _CAUSES.items():
         if cause in causes:
             return kind

@@ -22,7 +22,7 @@ from fsm_runner.testing import ChatServer, RecordedRequest, Reply, replay_script
 from machines.goal import replay_path
 from tests.llm.conftest import client_for, profiles
 
-SECRETS = {"PASSWORD": "secret123"}
+SECRETS = {"DEMO_SHOP_PASSWORD": "secret123"}
 T = TypeVar("T")
 
 

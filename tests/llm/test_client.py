@@ -143,11 +143,11 @@ def test_json_schema_response_format_is_sent_only_when_the_profile_supports_it()
 def test_redaction_runs_over_every_message_before_it_is_sent() -> None:
     async def scenario() -> None:
         with ChatServer([{"ok": True}]) as server:
-            client = client_for(server, redact=lambda text: text.replace("secret123", "${secret:PASSWORD}"))
+            client = client_for(server, redact=lambda text: text.replace("secret123", "${secret:DEMO_SHOP_PASSWORD}"))
             await client.chat(profiles()["planner"], [{"role": "user", "content": "typed secret123"}], key="k")
             await client.close()
         assert "secret123" not in server.requests[0].text
-        assert "${secret:PASSWORD}" in server.requests[0].text
+        assert "${secret:DEMO_SHOP_PASSWORD}" in server.requests[0].text
 
     asyncio.run(scenario())
 

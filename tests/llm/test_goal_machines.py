@@ -104,11 +104,11 @@ def test_secret_values_never_reach_requests_events_or_recorded_answers(tmp_path:
         with ChatServer(replay_of("dark_mode")) as server, capture_logs() as events:
             result = await run_goal(machine, server, cache)
         assert result.outcome is Outcome.PASSED, result.reason
-        typed = [s for s in result.steps if s.step.value == "${secret:PASSWORD}"]
+        typed = [s for s in result.steps if s.step.value == "${secret:DEMO_SHOP_PASSWORD}"]
         assert len(typed) == 1 and typed[0].outcome == "passed"
-        secret = SECRETS["PASSWORD"]
+        secret = SECRETS["DEMO_SHOP_PASSWORD"]
         bodies = json.dumps([r.body for r in server.requests])
-        assert "${secret:PASSWORD}" in bodies
+        assert "${secret:DEMO_SHOP_PASSWORD}" in bodies
         assert secret not in bodies
         assert secret not in json.dumps(events, default=str)
         assert secret not in json.dumps([e.decision for e in cache.entries()])

@@ -68,8 +68,8 @@ def test_a_recorded_run_replays_offline_and_its_files_hold_no_secret(tmp_path: P
 
     asyncio.run(scenario())
     logged = prompts.read_text(encoding="utf-8")
-    assert "${secret:PASSWORD}" in logged and SECRETS["PASSWORD"] not in logged
-    assert SECRETS["PASSWORD"] not in recording.read_text(encoding="utf-8")
+    assert "${secret:DEMO_SHOP_PASSWORD}" in logged and SECRETS["DEMO_SHOP_PASSWORD"] not in logged
+    assert SECRETS["DEMO_SHOP_PASSWORD"] not in recording.read_text(encoding="utf-8")
     assert len(logged.splitlines()) == len(recording.read_text(encoding="utf-8").splitlines())
 
 
