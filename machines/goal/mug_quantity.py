@@ -10,8 +10,8 @@ from machines.demo_shop.labels import PACKAGE  # also provides the demo account'
 MACHINE = Machine(
     name="goal-mug-quantity",
     app=PACKAGE,
-    goal="Log in as alice with the password ${secret:DEMO_SHOP_PASSWORD}, put the Coffee Mug in the cart and change its "
-    "quantity to 3.",
+    goal="Log in as alice with the password ${secret:DEMO_SHOP_PASSWORD}, put the Coffee Mug in the cart "
+    "and change its quantity to 3.",
     final=[Expect("visible", target="Coffee Mug"), Expect("visible", target="Qty: 3")],
     budgets=Budgets(max_steps=20, max_llm_calls=40, max_tokens=60_000),
     description="Goal-only: add an item, open the cart, and raise the quantity twice.",
