@@ -24,7 +24,7 @@ from adapters.popups import decide_popup_action, find_system_popup
 from fsm_runner import table
 from fsm_runner.clock import Clock, SystemClock
 from fsm_runner.errors import DefinitionError, PerceptionError, RoleError
-from fsm_runner.events import emit
+from fsm_runner.events import Emitter, emit
 from fsm_runner.loop_detector import LoopDetector
 from fsm_runner.machine import Machine, OutcomeContext
 from fsm_runner.records import HealRecord, Outcome, RunResult, StepRecord
@@ -216,6 +216,7 @@ class Engine:
         self._end: dict[str, Any] = {}
         self._action_ids = itertools.count(1)
         self._popups = 0
+        self._emit: Callable[..., None] = emit
 
     @property
     def state(self) -> str:
@@ -225,11 +226,12 @@ class Engine:
         """Run the machine to a terminal state and return the verdict with its records."""
         self._started = self.clock.now()
         self._current = _Current(index=0, started_at=self._started)
+        self._emit = Emitter()
         bound: dict[str, Any] = {"run_id": self.run_id, "machine": self.machine.name}
         if self.run_dir:
             bound["run_dir"] = self.run_dir
         with structlog.contextvars.bound_contextvars(**bound):
-            emit(
+            self._emit(
                 "run.start",
                 ts=self._started,
                 device=self.device.serial,
@@ -257,8 +259,8 @@ class Engine:
             try:
                 await self.device.restore()
             except DeviceError as err:
-                emit("device.restore_failed", ts=self.clock.now(), error=str(err))
-            emit(
+                self._emit("device.restore_failed", ts=self.clock.now(), error=str(err))
+            self._emit(
                 "run.end",
                 ts=self.clock.now(),
                 outcome=result.outcome.value,
@@ -278,7 +280,7 @@ class Engine:
             getattr(self._recorder, kind)(value)
         except Exception as err:
             # Evidence must never change a verdict: a broken writer is reported and the run goes on.
-            emit("evidence.failed", ts=self.clock.now(), kind=kind, error=f"{type(err).__name__}: {err}")
+            self._emit("evidence.failed", ts=self.clock.now(), kind=kind, error=f"{type(err).__name__}: {err}")
 
     def _fire(self, trigger: str, info: dict[str, Any]) -> None:
         src = self.state
@@ -286,7 +288,7 @@ class Engine:
         self._transitions += 1
         self._path.append(self.state)
         fields = {k: v for k, v in info.items() if k in ("reason", "cause", "layer", "budget")}
-        emit("fsm.transition", ts=self.clock.now(), src=src, dst=self.state, trigger=trigger, **fields)
+        self._emit("fsm.transition", ts=self.clock.now(), src=src, dst=self.state, trigger=trigger, **fields)
         if self.state in table.TERMINAL_STATES:
             self._end = {"trigger": trigger, **info}
 
@@ -315,7 +317,7 @@ class Engine:
 
     def _role_failure(self, state: str, role: str, layer: Layer | None, err: Exception) -> Trigger:
         detail = f"{role} raised {type(err).__name__}: {err}"
-        emit("role.failed", ts=self.clock.now(), role=role, state=state, error=detail)
+        self._emit("role.failed", ts=self.clock.now(), role=role, state=state, error=detail)
         if layer is not None and "trouble" in table.allowed(state):
             return self._trouble(state, "role_error", layer, detail)
         return "error", {"reason": detail, "layer": layer or Layer.ENVIRONMENT, "state": state}
@@ -346,7 +348,7 @@ class Engine:
         return None
 
     def _budget_trigger(self, budget: str, limit: float, used: float) -> Trigger:
-        emit("fsm.budget_exhausted", ts=self.clock.now(), budget=budget, limit=limit, used=used)
+        self._emit("fsm.budget_exhausted", ts=self.clock.now(), budget=budget, limit=limit, used=used)
         return "abort", {"reason": f"budget {budget} exhausted (limit {limit:g}, used {used:g})", "budget": budget}
 
     def _budget_abort(self, budget: str, limit: float, used: float) -> None:
@@ -370,7 +372,7 @@ class Engine:
         observation = await self.roles.observer.observe(self.device, self._observations)
         self._latest = observation
         self._record("observation", observation)
-        emit(
+        self._emit(
             "device.dump",
             ts=self.clock.now(),
             observation=observation.index,
@@ -382,7 +384,7 @@ class Engine:
 
     async def _init(self) -> Trigger:
         report = await self.device.preflight(self.machine.app)
-        emit(
+        self._emit(
             "device.preflight",
             ts=self.clock.now(),
             serial=report.serial,
@@ -406,7 +408,7 @@ class Engine:
         try:
             observation = await self._observe_once()
         except PerceptionError as err:
-            emit("perception.failed", ts=self.clock.now(), error=str(err))
+            self._emit("perception.failed", ts=self.clock.now(), error=str(err))
             if self._count_retry(table.OBSERVE):
                 await self.clock.sleep(self.budgets.poll_interval_s)
                 return "reobserve", {"reason": "perception error, observing again"}
@@ -417,7 +419,7 @@ class Engine:
                 return handled
         verdict = self._loops.observe(observation.screen.fingerprint, self._progress)
         if verdict.looping:
-            emit(
+            self._emit(
                 "fsm.loop_detected",
                 ts=self.clock.now(),
                 fingerprint=verdict.fingerprint,
@@ -440,7 +442,7 @@ class Engine:
         if popup is None:
             return None
         action = decide_popup_action(popup, self.machine.popup_policy)
-        emit(
+        self._emit(
             "env.popup",
             ts=self.clock.now(),
             package=action.package,
@@ -477,7 +479,7 @@ class Engine:
         asked = self.clock.now()
         decision = await self.roles.planner.plan(view)
         self._add_usage(decision.usage)
-        emit(
+        self._emit(
             "role.call",
             ts=self.clock.now(),
             role="planner",
@@ -504,7 +506,9 @@ class Engine:
         current.decision = decision
         current.started_at = self.clock.now()
         self._steps_started += 1
-        emit("step.start", ts=self.clock.now(), step=current.index, intent=step.describe(), action=step.action.value)
+        self._emit(
+            "step.start", ts=self.clock.now(), step=current.index, intent=step.describe(), action=step.action.value
+        )
         self._normal_since_heal = True
         return "planned", {}
 
@@ -536,7 +540,7 @@ class Engine:
             asked = self.clock.now()
             location = await self._locate_waiting(step, target)
             current.location = location
-            emit(
+            self._emit(
                 "role.call",
                 ts=self.clock.now(),
                 role="locator",
@@ -566,7 +570,7 @@ class Engine:
         )
         result = await self.roles.executor.execute(request, self.device, self._observe_once)
         current.execution = result
-        emit(
+        self._emit(
             "device.action",
             ts=self.clock.now(),
             step=current.index,
@@ -674,7 +678,7 @@ class Engine:
         )
         self._add_usage(verdict.usage)
         current.verdict = verdict
-        emit(
+        self._emit(
             "role.call",
             ts=self.clock.now(),
             role="validator",
@@ -718,7 +722,7 @@ class Engine:
         assert failure is not None
         current = self._current
         if len(current.heals) >= self.budgets.max_heals_per_step:
-            emit(
+            self._emit(
                 "fsm.budget_exhausted",
                 ts=self.clock.now(),
                 budget="max_heals_per_step",
@@ -755,7 +759,7 @@ class Engine:
         current.heals.append(record)
         if failure is current.first_failure and current.root_layer is None:
             current.root_layer = decision.layer
-        emit(
+        self._emit(
             "role.call",
             ts=self.clock.now(),
             role="healer",
@@ -798,7 +802,7 @@ class Engine:
             text=remedy.value,
         )
         result = await self.roles.executor.execute(request, self.device, self._observe_once)
-        emit(
+        self._emit(
             "device.action",
             ts=self.clock.now(),
             step=self._current.index,
@@ -882,7 +886,7 @@ class Engine:
                 )
             )
             self._record("step", self._records[-1])
-            emit("step.end", ts=self.clock.now(), step=current.index, outcome=outcome, heals=len(current.heals))
+            self._emit("step.end", ts=self.clock.now(), step=current.index, outcome=outcome, heals=len(current.heals))
         self._current = _Current(index=current.index + 1, started_at=self.clock.now())
         self._retries.clear()
 
@@ -904,7 +908,7 @@ class Engine:
                 answer = await answer
             if answer is not True:
                 problems.append(f"outcome {name!r} does not hold" + (f": {answer}" if isinstance(answer, str) else ""))
-        emit("run.final_checks", ts=self.clock.now(), problems=problems)
+        self._emit("run.final_checks", ts=self.clock.now(), problems=problems)
         if problems:
             return "fail", {"reason": "; ".join(problems), "layer": Layer.VERDICT, "state": table.NEXT_OR_END}
         return "pass", {"reason": "every step and final expectation held"}
