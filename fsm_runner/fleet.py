@@ -2,9 +2,10 @@
 
 ``--devices`` takes ``sim:N`` (N in-process simulated phones), ``sim-adb:N`` (N simulated phones, each behind
 its own emulated adb daemon, all connected to one private real adb server) or ``SERIAL,SERIAL,...`` (devices
-on an adb server, by default ``127.0.0.1:5037``; another host's server is named per group with
-``--adb-server HOST:PORT``). Serials are checked against their server before anything runs; a duplicate, an
-empty list or a serial that is not connected is refused with the list of connected devices.
+on an adb server: ``--adb-server HOST:PORT``, by default ``127.0.0.1:5037``; a group on another host's server
+carries it as a prefix, ``HOST:PORT/SERIAL,SERIAL``). Serials are checked against their server before
+anything runs; a duplicate, an empty list or a serial that is not connected is refused with the list of
+connected devices.
 
 Simulated slots give every lease a freshly booted phone, the stand-in for resetting a real device between
 machines; real devices are leased as they are.
@@ -85,15 +86,15 @@ class SimSlot:
     def serial(self) -> str:
         return self._serial
 
-    def boot(self) -> SimPhone:
-        """A fresh phone for this slot with the slot's current faults."""
-        phone = SimPhone(serial=self._serial, locale=self.settings.locale, faults=self.faults,
+    def boot(self, locale: str | None = None) -> SimPhone:
+        """A fresh phone for this slot with the slot's current faults, in ``locale`` (default: the settings')."""
+        phone = SimPhone(serial=self._serial, locale=locale or self.settings.locale, faults=self.faults,
                          seed=self.settings.seed + len(self.phones))
         self.phones.append(phone)
         return phone
 
-    async def open(self) -> Device:
-        return SimDevice(self.boot(), latency=self.settings.latency)
+    async def open(self, locale: str | None = None) -> Device:
+        return SimDevice(self.boot(locale), latency=self.settings.latency)
 
     async def release(self, device: Device) -> None:
         await device.close()
@@ -124,8 +125,8 @@ class SimAdbSlot:
     def serial(self) -> str:
         return self.daemon.address
 
-    async def open(self) -> Device:
-        phone = SimPhone(serial=self.serial, locale=self.settings.locale, faults=self.faults,
+    async def open(self, locale: str | None = None) -> Device:
+        phone = SimPhone(serial=self.serial, locale=locale or self.settings.locale, faults=self.faults,
                          seed=self.settings.seed + len(self.phones), adb_keyboard=True)
         self.phones.append(phone)
         # The daemon reads its phone for every command, so the next connection reaches the new one.
@@ -151,7 +152,7 @@ class AdbSlot:
     def serial(self) -> str:
         return self._key
 
-    async def open(self) -> Device:
+    async def open(self, locale: str | None = None) -> Device:
         return AdbDevice(self.device_serial, server=self.server)
 
     async def release(self, device: Device) -> None:
@@ -216,6 +217,14 @@ def connected_devices(server: str) -> dict[str, str]:
         return {entry.serial: entry.state for entry in transport.devices()}
     finally:
         transport.close()
+
+
+def parse_group(text: str, server: str | None = None) -> DeviceGroup:
+    """One ``--devices`` value; a ``HOST:PORT/`` prefix names its adb server (else ``server``)."""
+    head, sep, rest = text.partition("/")
+    if sep and ":" in head:
+        return DeviceGroup(rest, head)
+    return DeviceGroup(text, server)
 
 
 def open_fleet(groups: Sequence[DeviceGroup], settings: SimSettings = SimSettings()) -> Fleet:

@@ -21,7 +21,7 @@ from adapters.errors import DeviceError
 from fsm_runner import events
 from fsm_runner.api import arun
 from fsm_runner.evidence import new_run_id
-from fsm_runner.launch import LLM_HINT, run_into, skipped
+from fsm_runner.launch import LLM_HINT, machine_locale, run_into, skipped
 from fsm_runner.machine import Machine
 from fsm_runner.pool import DevicePool, Leased, PoolExhaustedError
 from fsm_runner.records import Outcome, RunResult
@@ -128,8 +128,11 @@ async def run_parallel(
     *,
     run: RunOne | None = None,
     retries: int = 1,
+    locale_of: Callable[[Machine], str | None] = machine_locale,
 ) -> SuiteSummary:
     """Run every machine over ``pool`` (default ``run``: no run directories) and merge the results.
+
+    ``locale_of`` picks the language a simulated phone boots in for each machine (default: its locale tag).
 
     A machine whose device fails its health check after an environment ERROR runs again on another
     device, up to ``retries`` times; its last result is the one that counts.
@@ -145,7 +148,7 @@ async def run_parallel(
     async def attempt(index: int, tries: int) -> None:
         machine = machines[index]
         try:
-            async with pool.lease(machine.name) as leased:
+            async with pool.lease(machine.name, locale=locale_of(machine)) as leased:
                 start = time.monotonic() - began
                 result = await _run_on(runner, machine, leased)
                 retired = await pool.check(leased) if _lost_device(result) else None

@@ -39,14 +39,15 @@ class PoolExhaustedError(FsmRunnerError):
 class DeviceSlot(Protocol):
     """One device of a pool.
 
-    ``open()`` returns a device ready for one lease (a slot may reset or re-create it each time);
+    ``open(locale)`` returns a device ready for one lease (a slot may reset or re-create it each time; a
+    simulated one boots its phone in ``locale``, which real devices ignore);
     ``release(device)`` is called when that lease ends; ``close()`` once when the pool is closed.
     """
 
     @property
     def serial(self) -> str: ...
 
-    async def open(self) -> Device: ...
+    async def open(self, locale: str | None = None) -> Device: ...
 
     async def release(self, device: Device) -> None: ...
 
@@ -186,8 +187,10 @@ class DevicePool:
         return reason
 
     @contextlib.asynccontextmanager
-    async def lease(self, note: str = "") -> AsyncIterator[Leased]:
+    async def lease(self, note: str = "", *, locale: str | None = None) -> AsyncIterator[Leased]:
         """Hold one healthy device for the body; unhealthy slots met on the way are retired and skipped.
+
+        ``locale`` is the language a simulated phone is booted in for this lease.
 
         Raises :class:`PoolExhaustedError` when no slot is left (or none comes free within ``wait_s``).
         """
@@ -196,7 +199,7 @@ class DevicePool:
             slot = self._slots[serial]
             start = time.monotonic()
             try:
-                device = await slot.open()
+                device = await slot.open(locale)
             except DeviceError as err:
                 await self.retire(serial, f"could not be opened: {err}")
                 await self._free(serial, file_lease, "retired")

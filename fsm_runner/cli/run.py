@@ -25,6 +25,7 @@ from fsm_runner.evidence.run_dir import REPORT
 from fsm_runner.launch import machine_locale, open_device, planner_for, run_into, skipped, with_budgets
 from fsm_runner.machine import Machine
 from fsm_runner.machine_files import collect
+from fsm_runner.pool_options import add_pool_options, pooled, run_pooled
 from fsm_runner.progress import Progress
 from fsm_runner.records import Outcome, RunResult
 from fsm_runner.roles.base import Layer
@@ -84,6 +85,7 @@ def register(subparsers: Any) -> None:
     add_run_options(parser)
     parser.add_argument("--out", default=None, metavar="DIR", help="where run directories go (default runs/)")
     parser.add_argument("--junit", default=None, metavar="FILE", help="also write one JUnit file for all machines")
+    add_pool_options(parser)
     parser.set_defaults(func=run)
 
 
@@ -148,6 +150,8 @@ async def _run_all(
     out = Path(args.out or config.run.out)
     spec = args.device or config.device.default
     overrides = budget_overrides(args, config)
+    if pooled(args):
+        return await run_pooled(args, config, machines, overrides, err_stream)
     results: list[RunResult] = []
     refused = False
     for index, machine in enumerate(machines):
