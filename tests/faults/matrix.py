@@ -13,6 +13,8 @@ machines' own ``outcomes``.
 from __future__ import annotations
 
 import asyncio
+import importlib
+import random
 import time
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from typing import Any, Literal
@@ -22,8 +24,14 @@ import attrs
 from adapters.sim import Faults, SimDevice, SimPhone
 from fsm_runner import Machine, Outcome, RunResult, arun
 from fsm_runner.clock import FakeClock
+from fsm_runner.llm.client import LlmClient, RetryPolicy
+from fsm_runner.llm.profiles import Endpoint, default_profiles
+from fsm_runner.llm.replay import ReplayFile
+from fsm_runner.llm.roles import llm_roles
 from fsm_runner.roles.base import Layer, Roles
+from fsm_runner.testing import ChatServer, RecordedRequest, Reply, replay_script
 from machines.demo_shop import demo_machines
+from machines.goal import GOAL_MACHINES, replay_path
 
 Category = Literal["clean", "healable", "tolerated", "environment"]
 
@@ -180,9 +188,6 @@ def build_device(scenario: Scenario, seed: int, locale: str, clock: Any) -> tupl
     return phone, SimDevice(phone, sleep=clock.sleep, now=clock.now)
 
 
-RolesFactory = Callable[[Machine, Any], Any]
-
-
 def judge(
     machine: Machine,
     scenario: Scenario,
@@ -220,6 +225,69 @@ def judge(
         hang=hang,
         duplicate_effect=len(shop.orders) > max(expected_orders, 1) and not duplicated_by_device,
         misattributed=misattributed,
+    )
+
+
+#: How the scripted model misbehaves on a seeded 30% of its answers (besides answering from the recording).
+MISBEHAVIOURS = ("none", "malformed", "rate_limited", "server_error", "hallucinated", "mixed")
+
+
+def misbehaving_model(name: str, misbehaviour: str, seed: int) -> Callable[[RecordedRequest], Reply]:
+    """The recorded answers of goal machine ``name``, spoiled on a seeded share of requests."""
+    recorded = replay_script(ReplayFile.load(replay_path(name)))
+    rng = random.Random(seed)
+    spoilers: dict[str, Callable[[], Reply]] = {
+        "malformed": Reply.malformed,
+        "rate_limited": lambda: Reply.rate_limited(2.0),
+        "server_error": Reply.server_error,
+        "hallucinated": lambda: Reply.answer(
+            {"done": False, "step": {"action": "tap", "target": "Teleport button", "intent": "teleport", "expect": []}}
+        ),
+    }
+
+    def answer(request: RecordedRequest) -> Reply:
+        if request.role == "locator" and misbehaviour in ("hallucinated", "mixed"):
+            # The recording has no locator answers; a model that made up a target makes up its element too.
+            return Reply.hallucinated()
+        if misbehaviour == "none" or request.role != "planner" or rng.random() >= 0.3:
+            return recorded(request)
+        kind = rng.choice(sorted(spoilers)) if misbehaviour == "mixed" else misbehaviour
+        return spoilers[kind]()
+
+    return answer
+
+
+GOAL_MACHINE_BY_NAME: Mapping[str, Machine] = {
+    name: importlib.import_module(f"machines.goal.{name}").MACHINE for name in GOAL_MACHINES
+}
+
+
+async def run_goal_case(name: str, scenario: Scenario, seed: int, misbehaviour: str = "none") -> CaseResult:
+    """Run goal machine ``name`` with the LLM roles against the scripted model on loopback, under ``scenario``."""
+    from tests.llm.goal_kit import SkipClock
+
+    machine = GOAL_MACHINE_BY_NAME[name]
+    clock = SkipClock()
+    phone, device = build_device(scenario, seed, "en", clock)
+    started = time.perf_counter()
+    result: RunResult | None
+    with ChatServer(misbehaving_model(name, misbehaviour, seed)) as server:
+        client = LlmClient(
+            Endpoint(server.base_url, "test-key", "scripted-model"),
+            clock=clock,
+            retry=RetryPolicy(max_attempts=3, max_wait_s=30.0),
+        )
+        try:
+            roles = llm_roles(machine, client, None, profiles=default_profiles("scripted-model", timeout_s=5.0),
+                              clock=clock)
+            result = await asyncio.wait_for(arun(machine, device, roles=roles, clock=clock), HANG_BOUND_S)
+        except TimeoutError:
+            result = None
+        finally:
+            await client.close()
+    scenario_name = scenario.name if misbehaviour == "none" else f"{scenario.name}/model:{misbehaviour}"
+    return attrs.evolve(
+        judge(machine, scenario, seed, phone, result, time.perf_counter() - started), scenario=scenario_name
     )
 
 
