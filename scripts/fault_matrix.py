@@ -7,7 +7,12 @@ time and LLM calls; then the cases that broke a trust check, and one line:
 
     RESULT runs=N false_passes=N hangs=N duplicate_effects=N healable_pass_rate=X
 
-Usage: python scripts/fault_matrix.py [--seeds N] [--locales en,zh-CN] [--scenarios a,b] [--machines a,b]
+The goal-only machines then run with the LLM roles against the scripted model
+on loopback, under the same scenarios, with the model answering from its
+recording and misbehaving on a seeded 30% of answers (``/model:mixed`` rows).
+
+Usage: python scripts/fault_matrix.py [--seeds N] [--llm-seeds N] [--locales en,zh-CN] [--scenarios a,b]
+       [--machines a,b]
 Exit code 1 when any run passed falsely, hung or duplicated an order.
 """
 
@@ -23,7 +28,19 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 import structlog
 
-from tests.faults.matrix import MACHINES, SCENARIOS, CaseResult, Tally, cases, flow_of, locale_of, run_case, tally
+from tests.faults.matrix import (
+    GOAL_MACHINE_BY_NAME,
+    MACHINES,
+    SCENARIOS,
+    CaseResult,
+    Tally,
+    cases,
+    flow_of,
+    locale_of,
+    run_case,
+    run_goal_case,
+    tally,
+)
 
 
 def _quiet() -> None:
@@ -47,6 +64,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--locales", default="en,zh-CN")
     parser.add_argument("--scenarios", default="", help="comma-separated scenario names (default: all)")
     parser.add_argument("--machines", default="", help="comma-separated flow names, e.g. checkout,login")
+    parser.add_argument("--llm-seeds", type=int, default=2,
+                        help="seeds for the goal machines on the scripted model (0 skips the LLM part)")
     args = parser.parse_args(argv)
     _quiet()
     locales = set(args.locales.split(","))
@@ -64,6 +83,16 @@ def main(argv: list[str] | None = None) -> int:
         results = [asyncio.run(run_case(m, s, seed)) for m, s, seed in cases(machines, [scenario], seeds)]
         everything.extend(results)
         print(_row(scenario.name, tally(results)), flush=True)
+    if args.llm_seeds:
+        print("goal machines, LLM roles, scripted model (clean model, then a model misbehaving on 30% of answers):")
+        llm_seeds = range(1, args.llm_seeds + 1)
+        for scenario in scenarios:
+            for misbehaviour in ("none", "mixed"):
+                results = [asyncio.run(run_goal_case(name, scenario, seed, misbehaviour))
+                           for name in GOAL_MACHINE_BY_NAME for seed in llm_seeds]
+                everything.extend(results)
+                label = scenario.name if misbehaviour == "none" else f"{scenario.name}/model:mixed"
+                print(_row(label, tally(results)), flush=True)
     total = tally(everything)
     healable = tally(r for r in everything if _category(r) == "healable")
     print(_row("all", total))
@@ -81,7 +110,7 @@ def main(argv: list[str] | None = None) -> int:
 
 
 def _category(result: CaseResult) -> str:
-    return next(s.category for s in SCENARIOS if s.name == result.scenario)
+    return next(s.category for s in SCENARIOS if s.name == result.scenario.split("/")[0])
 
 
 if __name__ == "__main__":
