@@ -6,9 +6,12 @@ from __future__ import annotations
 import asyncio
 from pathlib import Path
 
+import pytest
+
+from adapters.errors import AdbServerError
 from adapters.sim.faults import Faults
 from fsm_runner import Layer, Outcome
-from fsm_runner.fleet import DeviceGroup, SimSlot, open_fleet
+from fsm_runner.fleet import DeviceGroup, SimAdbSlot, SimSlot, open_fleet
 from fsm_runner.parallel import SuiteSummary, into_run_dirs, run_parallel
 from fsm_runner.pool import DevicePool
 from machines.demo_shop import demo_machines
@@ -104,3 +107,38 @@ def test_a_machine_is_retried_only_once_and_then_keeps_its_environment_error() -
     assert len(summary.attempts) == 2
     assert all(d.retired for d in summary.devices)
     assert all("no device left" in r.reason or r.device for r in summary.results)
+
+
+@pytest.mark.adb
+def test_a_stopped_adb_daemon_takes_its_device_out_and_its_machine_runs_on_the_other() -> None:
+    try:
+        fleet = open_fleet([DeviceGroup("sim-adb:2")])
+    except AdbServerError as err:
+        pytest.skip(str(err))
+    doomed = fleet.slots[1]
+    assert isinstance(doomed, SimAdbSlot)
+
+    async def stop_the_daemon() -> None:
+        while not doomed.phones:
+            await asyncio.sleep(0.01)
+        await asyncio.sleep(1.0)
+        await asyncio.to_thread(doomed.daemon.stop)
+
+    async def scenario() -> SuiteSummary:
+        pool = DevicePool(fleet.slots)
+        stopper = asyncio.create_task(stop_the_daemon())
+        summary = await run_parallel(SHORT[:3], pool)
+        await stopper
+        await pool.close()
+        return summary
+
+    try:
+        summary = asyncio.run(scenario())
+    finally:
+        fleet.close()
+    assert all(r.outcome is Outcome.PASSED for r in summary.results), [r.reason for r in summary.results]
+    lost = [a for a in summary.attempts if a.serial == doomed.serial]
+    assert len(lost) == 1 and lost[0].result.layer is Layer.ENVIRONMENT and lost[0].retired
+    assert len(summary.retried) == 1
+    assert {a.serial for a in summary.attempts if a.start > lost[0].end} == {fleet.slots[0].serial}
+    assert _no_device_ran_two_machines_at_once(summary)
