@@ -2,10 +2,16 @@
 
 from __future__ import annotations
 
+import json
 import subprocess
 import sys
+import tempfile
 import textwrap
 from pathlib import Path
+
+import attrs
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from fsm_runner.leases import HeldInterval, LeaseFile, LeaseRecord, held_intervals, overlapping
 
@@ -91,3 +97,36 @@ def test_an_unreleased_lease_is_open_in_the_intervals() -> None:
         HeldInterval("d1", "a", "x", 1.0, 2.0),
         HeldInterval("d1", "b", "y", 3.0, None),
     ]
+
+
+@settings(max_examples=50, deadline=None)
+@given(
+    serial=st.text(min_size=1, max_size=30),
+    owner=st.text(max_size=30),
+    note=st.text(max_size=40),
+    t=st.floats(min_value=0, max_value=4e9, allow_nan=False),
+)
+def test_a_lease_record_reads_back_as_written(serial: str, owner: str, note: str, t: float) -> None:
+    record = LeaseRecord("acquire", serial, owner, "id", t, "host", 7, note)
+    with tempfile.TemporaryDirectory() as folder:
+        path = Path(folder) / "leases.jsonl"
+        leases = LeaseFile(path)
+        path.write_text(json.dumps(attrs.asdict(record)) + "\n")
+        assert leases.records() == [record]
+
+
+_spans = st.lists(
+    st.tuples(st.sampled_from(["d1", "d2"]), st.integers(0, 50), st.integers(1, 20)), max_size=8
+)
+
+
+@settings(max_examples=200, deadline=None)
+@given(_spans)
+def test_overlap_is_reported_exactly_when_two_leases_share_a_moment(spans: list[tuple[str, int, int]]) -> None:
+    intervals = [HeldInterval(serial, "o", str(n), float(start), float(start + length))
+                 for n, (serial, start, length) in enumerate(spans)]
+    shared = any(
+        a.serial == b.serial and a.start < (b.end or 0) and b.start < (a.end or 0)
+        for i, a in enumerate(intervals) for b in intervals[i + 1:]
+    )
+    assert bool(overlapping(intervals)) == shared
