@@ -27,6 +27,7 @@ from fsm_runner.errors import DefinitionError, PerceptionError, RoleError
 from fsm_runner.events import Emitter, emit
 from fsm_runner.loop_detector import LoopDetector
 from fsm_runner.machine import Machine, OutcomeContext
+from fsm_runner.perception.screen import Screen, WindowKind
 from fsm_runner.records import HealRecord, Outcome, RunResult, StepRecord
 from fsm_runner.roles.base import (
     ExecStatus,
@@ -556,12 +557,16 @@ class Engine:
                     table.EXECUTE, "not_found", Layer.PERCEPTION, f"no element matches {target!r}: {location.reason}"
                 )
             best = location.candidates[0]
-            if not step.high_risk and not self.machine.allow_high_risk and _looks_high_risk(best.label):
+            # Only a step marked high_risk may touch what looks high-risk, whatever the machine allows:
+            # the machine's permission lets marked steps run, it never makes an unmarked one safe
+            # (text on the screen can tell a planner to "tap Delete account").
+            risky = _high_risk_context(current.before.screen, best.element_id, best.label)
+            if not step.high_risk and risky:
                 return self._trouble(
                     table.EXECUTE,
                     "high_risk_refused",
                     Layer.DECISION,
-                    f"{best.label!r} looks like a high-risk action and the step is not marked high_risk",
+                    f"{risky!r} looks like a high-risk action and the step is not marked high_risk",
                 )
         current.action_id = f"{self.run_id}-{next(self._action_ids)}"
         text = self._resolve_text(step.value, self.values) if step.value is not None else None
@@ -700,6 +705,17 @@ class Engine:
         if window_open and current.checks < self.budgets.max_checks_per_step:
             await self.clock.sleep(self.budgets.poll_interval_s)
             return "recheck", {"reason": f"{verdict.status.value}: {verdict.reason}"}
+        before = current.before.screen.fingerprint if current.before else ""
+        if step.action in TARGETED_ACTIONS and before and observation.screen.fingerprint == before:
+            # Nothing on the screen changed: the action had no visible effect (a tap the device
+            # dropped), so repeating it once is safe and the app is not yet to blame.
+            return self._trouble(
+                table.VERIFY,
+                "no_effect",
+                Layer.EXECUTION,
+                f"the screen did not change after {step.describe()} and the expected state did not come "
+                f"({verdict.status.value}: {verdict.reason})",
+            )
         return self._trouble(
             table.VERIFY,
             "verify_timeout",
@@ -955,6 +971,26 @@ _HIGH_RISK_WORDS = (
 def _looks_high_risk(label: str) -> bool:
     lowered = f"{label.lower()} "
     return any(word in lowered for word in _HIGH_RISK_WORDS)
+
+
+def _high_risk_context(screen: Screen, element_id: str, label: str) -> str:
+    """The high-risk wording a tap on ``element_id`` would act on, or "".
+
+    The element's own label counts, and so does the text of a dialog it sits in:
+    the "Delete" button of a "Delete account?" dialog is as risky as the title says.
+    """
+    if _looks_high_risk(label):
+        return label
+    element = screen.element(element_id)
+    if element is None:
+        return ""
+    window = next((w for w in screen.windows if w.index == element.window), None)
+    if window is None or window.kind is not WindowKind.DIALOG:
+        return ""
+    for other in screen.elements:
+        if other.window == element.window and _looks_high_risk(other.label):
+            return f"{label} ({other.label})"
+    return ""
 
 
 def _page_line(screen: Any) -> str:

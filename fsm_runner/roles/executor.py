@@ -12,6 +12,7 @@ by a number of observations and the step timeout; there are no fixed sleeps.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import time
 from collections.abc import Awaitable, Callable
 
@@ -182,6 +183,12 @@ class DeviceExecutor:
             point=(x, y),
         )
 
+    async def _focus(self, device: Device, observe: ObserveFn, deadline: float, x: int, y: int) -> _Settled:
+        """Tap a field to focus it and settle; a lost acknowledgement is fine, the observation decides."""
+        with contextlib.suppress(AckLostError):
+            await device.tap(x, y)
+        return await self._settle(observe, deadline)
+
     async def _type(
         self, request: ExecutionRequest, device: Device, observe: ObserveFn, deadline: float
     ) -> ExecutionResult:
@@ -206,9 +213,12 @@ class DeviceExecutor:
                     point=(x, y),
                     layer=Layer.EXECUTION,
                 )
-            await device.tap(x, y)
-            focused = await self._settle(observe, deadline)
+            focused = await self._focus(device, observe, deadline, x, y)
             field = _same_field(focused.observation.screen, element, bounds) if focused.observation else None
+            if field is not None and not field.focused:
+                # A focusing tap has no side effect, so one the device dropped is simply made again.
+                focused = await self._focus(device, observe, deadline, x, y)
+                field = _same_field(focused.observation.screen, element, bounds) if focused.observation else None
             if field is None or not field.focused:
                 return ExecutionResult(
                     ExecStatus.RETRY,

@@ -33,6 +33,7 @@ _CAUSES: dict[str, frozenset[str]] = {
             "exec_retry",
             "exec_fail",
             "exec_exception",
+            "no_effect",
         }
     ),
     "contradiction": frozenset({"verify_fail", "fail", "failed", "verdict_fail"}),
