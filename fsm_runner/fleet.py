@@ -14,7 +14,8 @@ machines; real devices are leased as they are.
 from __future__ import annotations
 
 import contextlib
-from collections.abc import Sequence
+import functools
+from collections.abc import Callable, Sequence
 
 import attrs
 
@@ -25,7 +26,7 @@ from adapters.sim import SimDevice, SimPhone
 from adapters.sim.device import NO_LATENCY, Latency
 from adapters.sim.faults import Faults
 from adapters.sim.serve import DaemonLoop, SimDaemon
-from fsm_runner.errors import ConfigurationError, DefinitionError
+from fsm_runner.errors import ConfigurationError, DefinitionError, FsmRunnerError
 from fsm_runner.pool import DeviceSlot
 from fsm_runner.sim_adb import PrivateAdbServer
 
@@ -60,16 +61,19 @@ def sim_count(text: str, prefix: str) -> int:
     return int(count)
 
 
-def listed_serials(text: str) -> tuple[str, ...]:
-    """The serials of ``SERIAL,SERIAL,...``; DefinitionError for an empty list or a repeated serial."""
+def listed_serials(text: str, connected: Callable[[], str] | None = None) -> tuple[str, ...]:
+    """The serials of ``SERIAL,SERIAL,...``; DefinitionError for an empty list or a repeated serial.
+
+    ``connected`` (asked only on error) describes the devices that are connected, for the message.
+    """
     serials = tuple(s.strip() for s in text.split(",") if s.strip())
-    if not serials:
-        raise DefinitionError("--devices names no device", field="--devices", fix=_FIX)
     repeated = sorted({s for s in serials if serials.count(s) > 1})
-    if repeated:
-        raise DefinitionError(f"--devices lists {', '.join(repeated)} more than once", field="--devices",
-                              fix="name each device once")
-    return serials
+    if serials and not repeated:
+        return serials
+    problem = f"--devices lists {', '.join(repeated)} more than once" if serials else "--devices names no device"
+    if connected is not None:
+        problem = f"{problem}; {connected()}"
+    raise DefinitionError(problem, field="--devices", fix="name each connected device once" if serials else _FIX)
 
 
 class SimSlot:
@@ -201,7 +205,7 @@ class Fleet:
             listed = ", ".join(f"{s} ({state})" for s, state in sorted(connected.items())) or "none"
             raise ConfigurationError(
                 f"--devices names {', '.join(missing)}, not connected and ready on the adb server at "
-                f"{server or DEFAULT_SERVER}; connected: {listed}"
+                f"{server or DEFAULT_SERVER}; connected: {listed}; pick from those or connect it (adb connect)"
             )
         self.slots.extend(AdbSlot(s, server) for s in serials)
 
@@ -227,6 +231,17 @@ def parse_group(text: str, server: str | None = None) -> DeviceGroup:
     return DeviceGroup(text, server)
 
 
+def _connected_text(server: str | None) -> str:
+    """``connected: SERIAL (state), ...`` on ``server``, or why it cannot be listed."""
+    address = server or DEFAULT_SERVER
+    try:
+        connected = connected_devices(address)
+    except (DeviceError, FsmRunnerError) as err:
+        return f"cannot list the connected devices: {err}"
+    listed = ", ".join(f"{s} ({state})" for s, state in sorted(connected.items())) or "none"
+    return f"connected to {address}: {listed}"
+
+
 def open_fleet(groups: Sequence[DeviceGroup], settings: SimSettings = SimSettings()) -> Fleet:
     """Open every group's devices; refuses bad input before starting anything long-lived where it can.
 
@@ -243,7 +258,8 @@ def open_fleet(groups: Sequence[DeviceGroup], settings: SimSettings = SimSetting
         elif text.startswith(SIM_PREFIX):
             plans.append(("sim", sim_count(text, SIM_PREFIX), (), None))
         else:
-            plans.append(("adb", 0, listed_serials(text), group.server))
+            connected = functools.partial(_connected_text, group.server)
+            plans.append(("adb", 0, listed_serials(text, connected), group.server))
     fleet = Fleet()
     try:
         for kind, count, serials, server in plans:

@@ -12,7 +12,7 @@ import adbkit
 import pytest
 
 from adapters.sim import SimPhone
-from fsm_runner.cli import EXIT_OK, EXIT_USAGE, main
+from fsm_runner.cli import EXIT_ENVIRONMENT, EXIT_OK, EXIT_USAGE, main
 from fsm_runner.cli.run import run as run_command
 from fsm_runner.errors import ConfigurationError, DefinitionError
 from fsm_runner.fleet import DeviceGroup, open_fleet, parse_group
@@ -49,7 +49,8 @@ def test_run_spreads_machines_over_simulated_devices_in_their_languages(tmp_path
 
 @pytest.mark.parametrize(
     ("devices", "message"),
-    [("sim:0", "positive number"), ("a,b,a", "a more than once"), (",", "names no device")],
+    [("sim:0", "positive number"), ("a,b,a", "a more than once"), (",", "names no device"),
+     ("127.0.0.1:9/a,a", "cannot list the connected devices")],
 )
 def test_run_refuses_a_bad_device_list_before_running_anything(tmp_path: Path, devices: str, message: str) -> None:
     (tmp_path / "suite.py").write_text(MACHINE_FILE)
@@ -57,6 +58,15 @@ def test_run_refuses_a_bad_device_list_before_running_anything(tmp_path: Path, d
     assert code == EXIT_USAGE
     assert message in err
     assert not (tmp_path / "runs").exists()
+
+
+def test_a_device_group_on_an_adb_server_that_is_not_there_is_an_environment_error(tmp_path: Path) -> None:
+    (tmp_path / "suite.py").write_text(MACHINE_FILE)
+    code, out, err = _run(str(tmp_path / "suite.py"), "--devices", "127.0.0.1:9/emulator-5554",
+                          "--out", str(tmp_path / "runs"))
+    assert code == EXIT_ENVIRONMENT
+    assert "no adb server answers at 127.0.0.1:9" in err
+    assert out.count("ERROR") == 3
 
 
 def test_a_device_group_names_its_own_adb_server() -> None:
@@ -91,6 +101,8 @@ def test_devices_on_two_adb_servers_form_one_pool_and_unknown_serials_are_refuse
     (first, serial_a), (second, serial_b) = two_hosts
     with pytest.raises(ConfigurationError, match=rf"127\.0\.0\.1:1.*connected: {serial_a} \(device\)"):
         open_fleet([DeviceGroup(f"{serial_a},127.0.0.1:1", f"127.0.0.1:{first.port}")])
+    with pytest.raises(DefinitionError, match=rf"more than once; connected to 127\.0\.0\.1:{first.port}: {serial_a} "):
+        open_fleet([DeviceGroup(f"{serial_a},{serial_a}", f"127.0.0.1:{first.port}")])
     (tmp_path / "suite.py").write_text(
         "import attrs\nfrom machines.demo_shop.flows import login_failure\n"
         "MACHINES = [attrs.evolve(login_failure('en'), outcomes={}, name=f'wrong_{i}') for i in range(3)]\n"
