@@ -101,9 +101,6 @@ def _keep(node: RawNode) -> bool:
     return rid_carries_meaning(node.rid)
 
 
-_MODAL = frozenset({WindowKind.DIALOG, WindowKind.SYSTEM_POPUP})
-
-
 def _mark_visibility(
     nodes: list[RawNode], window_roots: list[RawNode], kinds: list[WindowKind], z_of: list[int], screen: Bounds
 ) -> None:
@@ -124,10 +121,7 @@ def _mark_visibility(
         for other in by_z:
             if z_of[other] <= z_of[node.window]:
                 continue
-            # A dialog or system popup is modal: it takes every touch, so the app beneath it is out of
-            # reach as a whole, not only where the dialog's card lies over it.
-            modal = kinds[other] in _MODAL and kinds[node.window] is WindowKind.APP
-            if modal or window_roots[other].bounds.contains(cx, cy):
+            if window_roots[other].bounds.contains(cx, cy):
                 node.occluded_by = kinds[other].value
                 break
 

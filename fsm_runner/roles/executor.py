@@ -401,8 +401,20 @@ def _name(element: Element | None, bounds: Bounds) -> str:
     return f"{element.role} {label[:40]!r}" if label else f"{element.role} at {bounds}"
 
 
+_MODAL_KINDS = frozenset({WindowKind.DIALOG, WindowKind.SYSTEM_POPUP})
+
+
 def _covered(screen: Screen, element: Element | None, bounds: Bounds, x: int, y: int) -> str:
     """Why a tap at (x, y) would not reach the target, or "" when it would."""
+    if element is not None:
+        # A dialog or system popup is modal: it takes every touch until it is dismissed, so an app
+        # element is out of reach even where the dialog's card does not lie over it.
+        modal = [w for w in screen.windows if w.index > element.window and w.kind in _MODAL_KINDS]
+        own = next((w.kind for w in screen.windows if w.index == element.window), None)
+        if modal and own not in _MODAL_KINDS:
+            what = _COVER_WORDS.get(modal[-1].kind, "another window")
+            name = _name(element, bounds)
+            return f"covered by {what}: it takes every touch until dismissed, so {name} is out of reach"
     top = screen.top_element_at(x, y)
     if top is None or element is None or top.element_id == element.element_id:
         return ""
