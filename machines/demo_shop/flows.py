@@ -84,7 +84,7 @@ def _add(locale: str, product: str, in_cart: int = 1) -> list[Step]:
     t = labels(locale)
     return [
         Step("tap", target=t[product], expect=[Expect("visible", target=t["add_to_cart"])]),
-        Step("tap", target=t["add_to_cart"]),
+        Step("tap", target=t["add_to_cart"], expect=[Expect("visible", target=t["in_cart"].format(n=1))]),
         Step("press_back", expect=[
             Expect("visible", target=t["products"]), Expect("text_equals", target="cart badge", value=str(in_cart))]),
     ]

@@ -201,6 +201,10 @@ def _detail(app: DemoShopApp, screen: Screen, content: Rect) -> Node:
         text_view(col.row(screen.s(70)), app.t("reviews_title"), style="strong"),
         text_view(col.row(screen.s(140)), review, resource_id=rid("review_text"), style="banner"),
     ]
+    in_cart = sum(item.quantity for item in app.shop.cart if item.product_id == pid)
+    if in_cart:
+        kids.append(text_view(col.row(screen.s(70)), app.t("in_cart", n=in_cart), resource_id=rid("in_cart"),
+                              style="muted"))
     bottom = content.bottom - screen.s(220)
     kids.append(button(Rect(screen.s(48), bottom, screen.width - screen.s(48), bottom + screen.s(150)),
                        app.t("add_to_cart"), app.add_to_cart, resource_id=rid("add_to_cart")))

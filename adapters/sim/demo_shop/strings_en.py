@@ -27,6 +27,7 @@ STRINGS: dict[str, str] = {
     "sort_price_desc": "Price: high to low",
     "save_address": "Save this address for next time",
     "add_to_cart": "Add to cart",
+    "in_cart": "In your cart: {n}",
     "added_to_cart": "Added to cart",
     "description": "{name}: everyday quality, two-year warranty, free returns within 30 days.",
     "reviews_title": "Customer reviews",

@@ -27,6 +27,7 @@ STRINGS: dict[str, str] = {
     "sort_price_desc": "价格从高到低",
     "save_address": "保存此地址供下次使用",
     "add_to_cart": "加入购物车",
+    "in_cart": "购物车中：{n}",
     "added_to_cart": "已加入购物车",
     "description": "{name}：品质可靠，两年保修，30 天内免费退货。",
     "reviews_title": "用户评价",
