@@ -89,28 +89,43 @@ def test_lost_acks_never_place_the_order_twice(seed: int) -> None:
         assert case.orders == 1 and not case.shop_problem
 
 
-class PayTapDoubler(SimDevice):
-    """Delivers every tap on the payment screen twice, as a bouncing touch would: the app's known double-pay bug."""
+class PaymentScreenFault(SimDevice):
+    """Applies ``fault`` (a Faults field set to 1.0) to every tap made on the payment screen only."""
+
+    def __init__(self, phone: SimPhone, *, fault: str, **kwargs: Any) -> None:
+        super().__init__(phone, **kwargs)
+        self.fault = fault
 
     async def tap(self, x: int, y: int) -> None:
         on_payment = self.phone.current_focus()[1].endswith("PaymentActivity")
         saved = self.phone.faults
         if on_payment:
-            self.phone.faults = attrs.evolve(saved, duplicate_tap_rate=1.0)
+            self.phone.faults = attrs.evolve(saved, **{self.fault: 1.0})
         try:
             await super().tap(x, y)
         finally:
             self.phone.faults = saved
 
 
-def test_a_double_delivered_pay_tap_is_caught_as_a_failure_not_passed() -> None:
+def checkout_with_payment_fault(fault: str) -> tuple[Any, SimPhone]:
     async def scenario() -> tuple[Any, SimPhone]:
         clock = FakeClock()
         phone = SimPhone(seed=1, now=clock.now)
-        device = PayTapDoubler(phone, sleep=clock.sleep, now=clock.now)
+        device = PaymentScreenFault(phone, fault=fault, sleep=clock.sleep, now=clock.now)
         return await arun(checkout("en"), device, clock=clock), phone
 
-    result, phone = asyncio.run(scenario())
+    return asyncio.run(scenario())
+
+
+def test_a_lost_ack_on_the_pay_tap_is_not_answered_with_a_second_payment() -> None:
+    result, phone = checkout_with_payment_fault("lost_ack_rate")
+    assert any(event.kind == "lost_ack" for event in phone.fault_log)
+    assert len(phone.shop.orders) == 1
+    assert result.outcome is Outcome.PASSED, result.reason
+
+
+def test_a_double_delivered_pay_tap_is_caught_as_a_failure_not_passed() -> None:
+    result, phone = checkout_with_payment_fault("duplicate_tap_rate")
     assert len(phone.shop.orders) == 2
     assert result.outcome is Outcome.FAILED
     assert "2 orders exist, expected 1" in result.reason
