@@ -16,6 +16,7 @@ from fsm_runner.cli import EXIT_ENVIRONMENT, EXIT_OK, EXIT_USAGE, main
 from fsm_runner.cli.run import run as run_command
 from fsm_runner.errors import ConfigurationError, DefinitionError
 from fsm_runner.fleet import DeviceGroup, open_fleet, parse_group
+from fsm_runner.leases import LeaseFile, held_intervals, overlapping
 
 MACHINE_FILE = """
 from machines.demo_shop.flows import login, login_failure
@@ -36,7 +37,7 @@ def _run(*argv: str) -> tuple[int, str, str]:
 def test_run_spreads_machines_over_simulated_devices_in_their_languages(tmp_path: Path) -> None:
     (tmp_path / "suite.py").write_text(MACHINE_FILE)
     code, out, err = _run(str(tmp_path / "suite.py"), "--devices", "sim:2", "--out", str(tmp_path / "runs"),
-                          "--junit", str(tmp_path / "all.xml"))
+                          "--junit", str(tmp_path / "all.xml"), "--lease-file", str(tmp_path / "leases.jsonl"))
     assert code == EXIT_OK, out + err
     assert "3 machines: 3 passed" in out
     assert "3 machines on 2 devices" in err
@@ -45,6 +46,9 @@ def test_run_spreads_machines_over_simulated_devices_in_their_languages(tmp_path
     assert sorted(r["machine"] for r in results) == ["login_en", "login_failure_en", "login_failure_zh_cn"]
     assert {r["device"] for r in results} <= {"sim-0", "sim-1"}
     assert (tmp_path / "all.xml").read_text().count("<testcase") == 3
+    held = held_intervals(LeaseFile(tmp_path / "leases.jsonl").records())
+    assert sorted(i.serial for i in held) == sorted(r["device"] for r in results)
+    assert overlapping(held) == [] and all(i.end is not None for i in held)
 
 
 @pytest.mark.parametrize(
