@@ -142,13 +142,19 @@ async def run_into(
         return skipped(machine, LLM_HINT)
     directory = RunDirectory.create(out, machine.name, secrets=source)
     roles = offline_roles(machine, planner=planner, screenshots=True)
-    result = await arun(
-        machine,
-        device,
-        roles=roles,
-        run_id=directory.run_id,
-        run_dir=directory.path,
-        recorder=directory,
-        secrets=source.known(),
-    )
+    try:
+        result = await arun(
+            machine,
+            device,
+            roles=roles,
+            run_id=directory.run_id,
+            run_dir=directory.path,
+            recorder=directory,
+            secrets=source.known(),
+        )
+    finally:
+        # An LLM planner holds an HTTP client; close it with the run so no connection outlives it.
+        close = getattr(planner, "close", None)
+        if close is not None:
+            await close()
     return directory.result or attrs.evolve(result, run_dir=str(directory.path))
