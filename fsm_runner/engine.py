@@ -27,8 +27,8 @@ from fsm_runner.errors import DefinitionError, PerceptionError, RoleError
 from fsm_runner.events import Emitter, emit
 from fsm_runner.loop_detector import LoopDetector
 from fsm_runner.machine import Machine, OutcomeContext
-from fsm_runner.perception.screen import Screen, WindowKind
 from fsm_runner.records import HealRecord, Outcome, RunResult, StepRecord
+from fsm_runner.risk import high_risk_context
 from fsm_runner.roles.base import (
     ExecStatus,
     ExecutionRequest,
@@ -560,7 +560,7 @@ class Engine:
             # Only a step marked high_risk may touch what looks high-risk, whatever the machine allows:
             # the machine's permission lets marked steps run, it never makes an unmarked one safe
             # (text on the screen can tell a planner to "tap Delete account").
-            risky = _high_risk_context(current.before.screen, best.element_id, best.label)
+            risky = high_risk_context(current.before.screen, best.element_id, best.label)
             if not step.high_risk and risky:
                 return self._trouble(
                     table.EXECUTE,
@@ -960,37 +960,6 @@ def _substitute(text: str, values: Mapping[str, str]) -> str:
     for name, value in values.items():
         out = out.replace("${" + name + "}", value)
     return out
-
-
-_HIGH_RISK_WORDS = (
-    "delete account", "pay now", "pay ", "purchase", "buy now", "place order", "transfer", "remove account",
-    "删除账户", "删除帐户", "注销", "支付", "付款", "立即购买", "转账",
-)
-
-
-def _looks_high_risk(label: str) -> bool:
-    lowered = f"{label.lower()} "
-    return any(word in lowered for word in _HIGH_RISK_WORDS)
-
-
-def _high_risk_context(screen: Screen, element_id: str, label: str) -> str:
-    """The high-risk wording a tap on ``element_id`` would act on, or "".
-
-    The element's own label counts, and so does the text of a dialog it sits in:
-    the "Delete" button of a "Delete account?" dialog is as risky as the title says.
-    """
-    if _looks_high_risk(label):
-        return label
-    element = screen.element(element_id)
-    if element is None:
-        return ""
-    window = next((w for w in screen.windows if w.index == element.window), None)
-    if window is None or window.kind is not WindowKind.DIALOG:
-        return ""
-    for other in screen.elements:
-        if other.window == element.window and _looks_high_risk(other.label):
-            return f"{label} ({other.label})"
-    return ""
 
 
 def _page_line(screen: Any) -> str:
