@@ -27,6 +27,7 @@ from fsm_runner.errors import DefinitionError, PerceptionError, RoleError
 from fsm_runner.events import Emitter, emit
 from fsm_runner.loop_detector import LoopDetector
 from fsm_runner.machine import Machine, OutcomeContext
+from fsm_runner.perception.screen import WindowKind
 from fsm_runner.records import HealRecord, Outcome, RunResult, StepRecord
 from fsm_runner.risk import high_risk_context
 from fsm_runner.roles.base import (
@@ -705,8 +706,7 @@ class Engine:
         if window_open and current.checks < self.budgets.max_checks_per_step:
             await self.clock.sleep(self.budgets.poll_interval_s)
             return "recheck", {"reason": f"{verdict.status.value}: {verdict.reason}"}
-        before = current.before.screen.fingerprint if current.before else ""
-        if step.action in TARGETED_ACTIONS and before and observation.screen.fingerprint == before:
+        if step.action in TARGETED_ACTIONS and current.before and _no_visible_effect(current.before, observation):
             # Nothing on the screen changed: the action had no visible effect (a tap the device
             # dropped), so repeating it once is safe and the app is not yet to blame.
             return self._trouble(
@@ -978,6 +978,25 @@ def _summary(record: StepRecord) -> StepSummary:
         target=record.step.target,
         outcome=record.outcome,
     )
+
+
+def _no_visible_effect(before: Observation, after: Observation) -> bool:
+    """True when nothing outside the status and navigation bars differs between the two screens.
+
+    Compared element by element, digits included (a quantity going from 1 to 2 is an effect even
+    though the fingerprint ignores counters): only then is repeating the action known to be safe.
+    """
+    from fsm_runner.perception import diff_screens
+
+    diff = diff_screens(before.screen, after.screen)
+    if diff.windows_opened or diff.windows_closed:
+        return False
+    bars = {
+        w.index for w in (*before.screen.windows, *after.screen.windows)
+        if w.kind in (WindowKind.STATUS_BAR, WindowKind.NAVIGATION_BAR)
+    }
+    touched = [*diff.added, *diff.removed, *(change.after for change in diff.changed)]
+    return all(element.window in bars for element in touched)
 
 
 def _ms_since(clock: Clock, started: float) -> float:
