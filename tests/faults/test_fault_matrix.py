@@ -33,9 +33,7 @@ from tests.faults.matrix import (
 FAST_MACHINES = ("add_to_cart_en", "checkout_en", "settings_switch_en")
 FULL_SEEDS = range(1, 6)
 
-#: Healable faults the engine heals today. Promo popups and a single dropped tap are healable too but end
-#: FAILED in the verdict layer (findings-faults.md F1, F2); add them here when the engine heals them.
-HEALED_NOW = ("slow_load", "keyboard_occlusion")
+HEALABLE = tuple(s.name for s in SCENARIOS if s.category == "healable")
 
 
 def run(machine: str, scenario: Scenario, seed: int) -> CaseResult:
@@ -59,10 +57,10 @@ def test_no_fault_kind_makes_a_run_pass_falsely_hang_or_pay_twice(machine: str, 
     assert_trustworthy(run(machine, scenario, seed=1))
 
 
-@pytest.mark.parametrize("name", HEALED_NOW)
-def test_slow_loads_and_a_covering_keyboard_are_healed_in_at_least_95_percent_of_runs(name: str) -> None:
+@pytest.mark.parametrize("name", HEALABLE)
+def test_healable_faults_end_passed_in_at_least_95_percent_of_runs(name: str) -> None:
     machines = [m.name for m in MACHINES if locale_of(m) == "en"]
-    results = [run(machine, SCENARIO_BY_NAME[name], seed) for machine in machines for seed in (1, 2)]
+    results = [run(machine, SCENARIO_BY_NAME[name], seed=2) for machine in machines]
     for case in results:
         assert_trustworthy(case)
     total = tally(results)
@@ -137,7 +135,7 @@ def test_the_full_matrix_never_passes_falsely_hangs_or_pays_twice(scenario: Scen
     results = [run(m.name, scenario, seed) for m in MACHINES for seed in FULL_SEEDS]
     for case in results:
         assert_trustworthy(case)
-    if scenario.name in HEALED_NOW:
+    if scenario.category == "healable":
         assert tally(results).pass_rate >= 0.95
     if scenario.category == "environment":
         assert all(c.outcome is Outcome.ERROR for c in results if "offline" in c.faults_fired)
