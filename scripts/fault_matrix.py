@@ -53,7 +53,7 @@ def _quiet() -> None:
 def _row(name: str, t: Tally) -> str:
     layers = ",".join(f"{layer}:{n}" for layer, n in t.failed_layers) or "-"
     return (
-        f"{name:<24} {t.runs:>5} {t.passed:>6} {t.failed:>6} {t.errored:>6} {t.aborted:>7} "
+        f"{name:<34} {t.runs:>5} {t.passed:>6} {t.failed:>6} {t.errored:>6} {t.aborted:>7} "
         f"{t.pass_rate:>6.1%} {t.real_s:>7.1f} {t.llm_calls:>5}  {layers}"
     )
 
@@ -75,7 +75,7 @@ def main(argv: list[str] | None = None) -> int:
     scenarios = [s for s in SCENARIOS if not wanted or s.name in wanted]
     seeds = range(1, args.seeds + 1)
     started = time.perf_counter()
-    print(f"{'scenario':<24} {'runs':>5} {'passed':>6} {'failed':>6} {'error':>6} {'aborted':>7} "
+    print(f"{'scenario':<34} {'runs':>5} {'passed':>6} {'failed':>6} {'error':>6} {'aborted':>7} "
           f"{'pass%':>6} {'wall_s':>7} {'llm':>5}  failed layers")
     everything: list[CaseResult] = []
     for scenario in scenarios:
