@@ -92,7 +92,8 @@ def test_a_hang_longer_than_the_timeout_is_abandoned_and_retried() -> None:
     async def scenario() -> None:
         with ChatServer([Reply.hang(30), {"ok": True}]) as server:
             client = client_for(server)
-            reply = await client.chat(profiles(timeout_s=0.3)["planner"], USER, key="step 0")
+            # 2 s: far below the 30 s hang, far above a loaded machine's answer time for the second call.
+            reply = await client.chat(profiles(timeout_s=2.0)["planner"], USER, key="step 0")
             await client.close()
         assert reply.text == '{"ok": true}' and reply.usage.calls == 2
 
