@@ -12,7 +12,7 @@ wheel) in a child process on loopback and stops it; the server honours
 ``response_format`` JSON schemas through its grammar sampler, so answers are
 random but well-formed.
 
-Needs the ``llm-test`` extra (``gguf``, ``numpy``, ``xllamacpp``).
+Needs the ``test`` extra (``gguf``, ``numpy``, ``xllamacpp``).
 """
 
 from __future__ import annotations
@@ -71,12 +71,12 @@ def write_random_model(path: str | Path, seed: int = 0) -> Path:
     The same seed writes the same bytes.
     """
     try:
-        # Imported by name: the llm-test extra is optional, and mypy must pass without it.
+        # Imported by name: the test extra is optional at run time, and mypy must pass without it.
         gguf: Any = importlib.import_module("gguf")
         np: Any = importlib.import_module("numpy")
     except ImportError as err:
         raise RandomModelError(
-            f"{err.name} is missing; install the llm-test extra: pip install -e '.[llm-test]'"
+            f"{err.name} is missing; install the test extra: pip install -e '.[test]'"
         ) from err
     rng = np.random.default_rng(seed)
     out = Path(path)
