@@ -228,10 +228,10 @@ class Engine:
         """Run the machine to a terminal state and return the verdict with its records."""
         self._started = self.clock.now()
         self._current = _Current(index=0, started_at=self._started)
-        self._emit = Emitter()
         bound: dict[str, Any] = {"run_id": self.run_id, "machine": self.machine.name}
         if self.run_dir:
             bound["run_dir"] = self.run_dir
+        self._emit = Emitter(**bound)
         with structlog.contextvars.bound_contextvars(**bound):
             self._emit(
                 "run.start",

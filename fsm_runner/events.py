@@ -28,8 +28,13 @@ _logger = structlog.get_logger("fsm_runner")
 
 
 def emit(event: str, **fields: Any) -> None:
-    """Emit one event; ``fields`` must be JSON-serializable and hold no secret."""
-    _logger.info(event, schema=EVENT_SCHEMA_VERSION, **fields)
+    """Emit one event; ``fields`` must be JSON-serializable and hold no secret.
+
+    The run's context (``run_id``, ``machine``, ``run_dir``) bound through
+    ``structlog.contextvars`` is merged in here, so routing works whatever
+    processors the entry point configured.
+    """
+    _logger.info(event, schema=EVENT_SCHEMA_VERSION, **{**structlog.contextvars.get_contextvars(), **fields})
 
 
 class Emitter:
@@ -40,8 +45,9 @@ class Emitter:
     for the whole run.
     """
 
-    def __init__(self) -> None:
-        self._info = structlog.get_logger("fsm_runner").bind().info
+    def __init__(self, **context: Any) -> None:
+        # The run's context is bound once here rather than merged from contextvars on every event.
+        self._info = structlog.get_logger("fsm_runner").bind(**context).info
 
     def __call__(self, event: str, **fields: Any) -> None:
         self._info(event, schema=EVENT_SCHEMA_VERSION, **fields)
@@ -129,7 +135,8 @@ def configure(
     pytest plugin, never by the library itself.
     """
     RUN_FILES.redact = redact or _unchanged
-    processors: list[Any] = [structlog.contextvars.merge_contextvars]
+    # No merge_contextvars: every event already carries its run's context (see emit and Emitter).
+    processors: list[Any] = []
     if listeners:
         processors.append(_Listeners(listeners))
     processors.append(RUN_FILES)

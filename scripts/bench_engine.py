@@ -37,7 +37,8 @@ def _drop(_: Any, __: str, event_dict: MutableMapping[str, Any]) -> MutableMappi
 
 
 def configure(write_to_file: bool) -> None:
-    processors: list[Any] = [structlog.contextvars.merge_contextvars]
+    # The same chain as fsm_runner.events.configure (what the CLI uses), with a dropping renderer.
+    processors: list[Any] = []
     if write_to_file:
         processors.append(RUN_FILES)
     processors.append(_drop)
