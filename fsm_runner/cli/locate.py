@@ -4,13 +4,11 @@ from __future__ import annotations
 
 import argparse
 import json
-import sys
 from pathlib import Path
 from typing import Any
 
 from fsm_runner.cli import EXIT_OK, EXIT_TEST_FAILED, EXIT_USAGE
-from fsm_runner.errors import PerceptionError
-from fsm_runner.perception import parse_dump
+from fsm_runner.cli.dump_file import read_screen
 from fsm_runner.roles.locator import RuleLocator
 
 
@@ -43,15 +41,8 @@ def register(subparsers: Any) -> None:
 
 def run(args: argparse.Namespace) -> int:
     """Print the candidates (or why there are none)."""
-    try:
-        raw = args.dump.read_bytes()
-    except OSError as err:
-        print(f"error: cannot read {args.dump}: {err.strerror or err}", file=sys.stderr)
-        return EXIT_USAGE
-    try:
-        screen = parse_dump(raw)
-    except PerceptionError as err:
-        print(f"error: {args.dump} is not a usable dump: {err}", file=sys.stderr)
+    screen = read_screen(args.dump)
+    if screen is None:
         return EXIT_USAGE
     location = RuleLocator(top_k=args.top).find(args.target, screen)
     if args.json:

@@ -4,13 +4,12 @@ from __future__ import annotations
 
 import argparse
 import json
-import sys
 from pathlib import Path
 from typing import Any
 
 from fsm_runner.cli import EXIT_OK, EXIT_USAGE
-from fsm_runner.errors import PerceptionError
-from fsm_runner.perception import VIEWS, Element, page_summary, parse_dump, render
+from fsm_runner.cli.dump_file import read_screen
+from fsm_runner.perception import VIEWS, Element, page_summary, render
 from fsm_runner.perception.tokens import count_tokens
 
 
@@ -51,15 +50,8 @@ def _element_json(e: Element) -> dict[str, Any]:
 
 def run(args: argparse.Namespace) -> int:
     """Print the view of the dump; exit 2 when the file cannot be read or is not a hierarchy."""
-    try:
-        data = args.dump.read_bytes()
-    except OSError as err:
-        print(f"error: cannot read {args.dump}: {err.strerror or err}", file=sys.stderr)
-        return EXIT_USAGE
-    try:
-        screen = parse_dump(data)
-    except PerceptionError as err:
-        print(f"error: {args.dump}: {err}", file=sys.stderr)
+    screen = read_screen(args.dump)
+    if screen is None:
         return EXIT_USAGE
     summary = page_summary(screen)
     text = render(screen, args.view)
