@@ -12,8 +12,9 @@ import asyncio
 import heapq
 import itertools
 import time
+import weakref
 from collections.abc import Awaitable
-from typing import Protocol, TypeVar
+from typing import Any, Protocol, TypeVar
 
 T = TypeVar("T")
 
@@ -35,6 +36,9 @@ class Clock(Protocol):
 class SystemClock:
     """Real monotonic time."""
 
+    def __init__(self) -> None:
+        self._deadlines: weakref.WeakKeyDictionary[asyncio.Task[Any], _Deadline] = weakref.WeakKeyDictionary()
+
     def now(self) -> float:
         return time.monotonic()
 
@@ -42,26 +46,92 @@ class SystemClock:
         await asyncio.sleep(max(0.0, seconds))
 
     async def wait_for(self, work: Awaitable[T], timeout: float) -> T:
-        # One timer handle and no extra task: half the cost of asyncio.timeout on the engine's hot path.
         loop = asyncio.get_running_loop()
         task = asyncio.current_task()
         assert task is not None
-        expired = False
-
-        def expire() -> None:
-            nonlocal expired
-            expired = True
-            task.cancel()
-
-        handle = loop.call_at(loop.time() + max(0.0, timeout), expire)
+        deadline = self._deadlines.get(task)
+        if deadline is None:
+            deadline = self._deadlines[task] = _Deadline(loop, task)
+        if deadline.running:
+            # Nested in another wait_for of this task: a timer of its own, so each level keeps its limit.
+            return await _with_own_timer(loop, task, work, timeout)
+        deadline.start(loop.time() + max(0.0, timeout))
         try:
             return await work
         except asyncio.CancelledError:
-            if expired and task.uncancel() == 0:
+            if deadline.expired and task.uncancel() == 0:
                 raise TimeoutError(f"no answer within {timeout:g} s") from None
             raise
         finally:
-            handle.cancel()
+            deadline.stop()
+
+
+class _Deadline:
+    """One task's re-armable state deadline.
+
+    Arming a fresh timer for every state's work and cancelling it after cost
+    about a sixth of an engine step. Here one timer stays armed across works: a
+    later deadline leaves it as it is (when it fires early it re-arms for the
+    deadline then in force), and only an earlier deadline replaces it.
+    """
+
+    def __init__(self, loop: asyncio.AbstractEventLoop, task: asyncio.Task[Any]) -> None:
+        self._loop = loop
+        # Weak: a timer left armed after the run must not keep the finished task alive.
+        self._task = weakref.ref(task)
+        self._handle: asyncio.TimerHandle | None = None
+        self._deadline: float | None = None
+        self.expired = False
+
+    @property
+    def running(self) -> bool:
+        return self._deadline is not None
+
+    def start(self, deadline: float) -> None:
+        self._deadline = deadline
+        self.expired = False
+        if self._handle is not None and self._handle.when() <= deadline:
+            return
+        if self._handle is not None:
+            self._handle.cancel()
+        self._handle = self._loop.call_at(deadline, self._fire)
+
+    def stop(self) -> None:
+        self._deadline = None
+
+    def _fire(self) -> None:
+        self._handle = None
+        deadline = self._deadline
+        if deadline is None:
+            return  # between works: the next start arms a timer again
+        if self._loop.time() < deadline:
+            self._handle = self._loop.call_at(deadline, self._fire)
+            return
+        task = self._task()
+        if task is not None and not task.done():
+            self.expired = True
+            task.cancel()
+
+
+async def _with_own_timer(
+    loop: asyncio.AbstractEventLoop, task: asyncio.Task[Any], work: Awaitable[T], timeout: float
+) -> T:
+    expired = False
+
+    def expire() -> None:
+        nonlocal expired
+        expired = True
+        task.cancel()
+
+    handle = loop.call_at(loop.time() + max(0.0, timeout), expire)
+    try:
+        return await work
+    except asyncio.CancelledError:
+        if expired and task.uncancel() == 0:
+            raise TimeoutError(f"no answer within {timeout:g} s") from None
+        raise
+    finally:
+        handle.cancel()
 
 
 class FakeClock:
