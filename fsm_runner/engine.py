@@ -24,7 +24,7 @@ from adapters.popups import decide_popup_action, find_system_popup
 from fsm_runner import table
 from fsm_runner.clock import Clock, SystemClock
 from fsm_runner.errors import DefinitionError, PerceptionError, RoleError
-from fsm_runner.events import Emitter, emit
+from fsm_runner.events import emit, run_emitter
 from fsm_runner.loop_detector import LoopDetector
 from fsm_runner.machine import Machine, OutcomeContext
 from fsm_runner.perception.screen import WindowKind
@@ -231,7 +231,7 @@ class Engine:
         bound: dict[str, Any] = {"run_id": self.run_id, "machine": self.machine.name}
         if self.run_dir:
             bound["run_dir"] = self.run_dir
-        self._emit = Emitter(**bound)
+        self._emit = run_emitter(**bound)
         with structlog.contextvars.bound_contextvars(**bound):
             self._emit(
                 "run.start",

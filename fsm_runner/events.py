@@ -37,20 +37,17 @@ def emit(event: str, **fields: Any) -> None:
     _logger.info(event, schema=EVENT_SCHEMA_VERSION, **{**structlog.contextvars.get_contextvars(), **fields})
 
 
-class Emitter:
-    """``emit`` for one run, through a logger bound once at the start of the run.
+def run_emitter(**context: Any) -> Callable[..., None]:
+    """``emit`` for one run: the ``info`` of a logger bound once, at the start of the run, to its context.
 
-    Resolving structlog's lazy proxy on every event costs more than the event itself
-    on the engine's hot path; the configuration in force when the run starts is used
-    for the whole run.
+    Resolving structlog's lazy proxy and merging the context on every event cost
+    more than the event itself on the engine's hot path, so the configuration in
+    force when the run starts is used for the whole run, and the schema version
+    and the run's context (``run_id``, ``machine``, ``run_dir``) are bound here.
     """
-
-    def __init__(self, **context: Any) -> None:
-        # The run's context is bound once here rather than merged from contextvars on every event.
-        self._info = structlog.get_logger("fsm_runner").bind(**context).info
-
-    def __call__(self, event: str, **fields: Any) -> None:
-        self._info(event, schema=EVENT_SCHEMA_VERSION, **fields)
+    logger = structlog.get_logger("fsm_runner").bind(schema=EVENT_SCHEMA_VERSION, **context)
+    info: Callable[..., None] = logger.info
+    return info
 
 
 class RunFiles:
@@ -135,7 +132,7 @@ def configure(
     pytest plugin, never by the library itself.
     """
     RUN_FILES.redact = redact or _unchanged
-    # No merge_contextvars: every event already carries its run's context (see emit and Emitter).
+    # No merge_contextvars: every event already carries its run's context (see emit and run_emitter).
     processors: list[Any] = []
     if listeners:
         processors.append(_Listeners(listeners))
