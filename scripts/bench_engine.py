@@ -30,6 +30,12 @@ from fsm_runner.clock import SystemClock
 from fsm_runner.engine import Engine
 from fsm_runner.events import RUN_FILES
 from fsm_runner.testing import MemoryDevice, RoleAnswers, ScriptedRoles
+from fsm_runner.testing.roles import screen_with_fingerprint
+
+#: Distinct screens the fake observer cycles through: far more than the loop detector's window,
+#: and few enough that every one is built before the clock starts (building them is the fake
+#: device's work, not the engine's).
+SCREENS = tuple(f"screen-{i}" for i in range(512))
 
 
 def _drop(_: Any, __: str, event_dict: MutableMapping[str, Any]) -> MutableMapping[str, Any]:
@@ -48,7 +54,9 @@ def configure(write_to_file: bool) -> None:
 async def one_run(steps: int, run_dir: str | None) -> tuple[float, int]:
     clock = SystemClock()
     # Distinct screens so that no step looks like a loop; every answer is the happy one.
-    answers = RoleAnswers(screens=tuple(f"screen-{i}" for i in range(2 * steps + 10)))
+    answers = RoleAnswers(screens=SCREENS)
+    for name in SCREENS:
+        screen_with_fingerprint(name)
     machine = Machine(
         "bench", "com.example.app", steps=[Step("press_back")],
         budgets=Budgets(max_steps=steps, max_wall_s=1e9),
