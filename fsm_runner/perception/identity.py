@@ -22,6 +22,10 @@ def _short_id(hex_key: str) -> str:
     return "e" + "".join(chars)
 
 
+def _digest(material: str) -> str:
+    return hashlib.blake2b(material.encode("utf-8", "surrogatepass"), digest_size=16).hexdigest()
+
+
 def assign_keys(window_roots: list[RawNode], kinds: list[WindowKind]) -> None:
     """Identity keys of kept nodes and their ancestors: (class, resource id, masked label) chained from the window.
 
@@ -61,6 +65,12 @@ def _key_siblings(parent: RawNode) -> None:
     if not children:
         return
     identities = [_identity(c) for c in children]
+    if len(identities) == 1 or len(set(identities)) == len(identities):
+        # The common case (wrapper chains, distinct siblings): no twins, so nothing to discriminate.
+        for child, ident in zip(children, identities, strict=True):
+            if child.kept or child.children:
+                child.key = _digest(f"{parent.key}\x1f{ident}\x1f")
+        return
     groups: dict[str, list[int]] = defaultdict(list)
     for position, ident in enumerate(identities):
         groups[ident].append(position)
@@ -81,8 +91,7 @@ def _key_siblings(parent: RawNode) -> None:
             child = children[position]
             if not child.kept and not child.children:
                 continue
-            material = f"{parent.key}\x1f{ident}\x1f{disc}"
-            child.key = hashlib.blake2b(material.encode("utf-8", "surrogatepass"), digest_size=16).hexdigest()
+            child.key = _digest(f"{parent.key}\x1f{ident}\x1f{disc}")
 
 
 def assign_ids(nodes: list[RawNode]) -> None:

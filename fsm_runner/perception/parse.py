@@ -22,10 +22,6 @@ _EDIT_ROLES = frozenset({"field"})
 _ROW_CONTAINER_ROLES = frozenset({"list"})
 
 
-def _intersects(a: Bounds, b: Bounds) -> bool:
-    return min(a.x2, b.x2) > max(a.x1, b.x1) and min(a.y2, b.y2) > max(a.y1, b.y1)
-
-
 def _screen_bounds(window_roots: list[RawNode], nodes: list[RawNode]) -> Bounds:
     width = max((n.bounds.x2 for n in window_roots), default=0)
     height = max((n.bounds.y2 for n in window_roots), default=0)
@@ -68,14 +64,16 @@ def _is_row(node: RawNode) -> bool:
 
 
 def _assign_labels_and_roles(nodes: list[RawNode]) -> None:
+    # Most nodes of a dump share a handful of (class, flags) combinations.
+    roles: dict[tuple[str, bool, bool, bool, bool], str] = {}
     for node in nodes:
-        node.role = role_word(
-            node.cls,
-            clickable=node.acts,
-            scrollable=node.scrollable,
-            checkable=node.checkable,
-            has_text=bool(node.own_label),
-        )
+        shape = (node.cls, node.acts, node.scrollable, node.checkable, bool(node.own_label))
+        role = roles.get(shape)
+        if role is None:
+            role = roles[shape] = role_word(
+                shape[0], clickable=shape[1], scrollable=shape[2], checkable=shape[3], has_text=shape[4]
+            )
+        node.role = role
     for node in nodes:
         label = node.own_label
         if not label and node.children and (node.acts or _is_row(node)):
@@ -104,25 +102,35 @@ def _keep(node: RawNode) -> bool:
 def _mark_visibility(
     nodes: list[RawNode], window_roots: list[RawNode], kinds: list[WindowKind], z_of: list[int], screen: Bounds
 ) -> None:
-    by_z = sorted(range(len(window_roots)), key=lambda w: z_of[w])
+    # Plain ints rather than Bounds methods: this runs for every kept node of every dump.
+    sx2, sy2 = screen.x2, screen.y2
+    above: list[list[tuple[tuple[int, int, int, int], str]]] = [
+        [
+            (window_roots[other].box, kinds[other].value)
+            for other in sorted(range(len(window_roots)), key=lambda w: z_of[w])
+            if z_of[other] > z_of[window]
+        ]
+        for window in range(len(window_roots))
+    ]
+    window_boxes = [root.box for root in window_roots]
     for node in nodes:
-        if not node.kept:
+        if not node.kept or not node.shown:
             continue
-        window_bounds = window_roots[node.window].bounds
-        node.shown = (
-            node.shown
-            and node.bounds.area > 0
-            and _intersects(node.bounds, screen)
-            and (window_bounds.area == 0 or _intersects(node.bounds, window_bounds))
-        )
-        if not node.shown:
+        x1, y1, x2, y2 = node.box
+        wx1, wy1, wx2, wy2 = window_boxes[node.window]
+        if (
+            x2 <= x1
+            or y2 <= y1
+            or min(x2, sx2) <= max(x1, screen.x1)
+            or min(y2, sy2) <= max(y1, screen.y1)
+            or (wx2 > wx1 and wy2 > wy1 and (min(x2, wx2) <= max(x1, wx1) or min(y2, wy2) <= max(y1, wy1)))
+        ):
+            node.shown = False
             continue
-        cx, cy = node.bounds.center
-        for other in by_z:
-            if z_of[other] <= z_of[node.window]:
-                continue
-            if window_roots[other].bounds.contains(cx, cy):
-                node.occluded_by = kinds[other].value
+        cx, cy = (x1 + x2) // 2, (y1 + y2) // 2
+        for (ox1, oy1, ox2, oy2), kind in above[node.window]:
+            if ox1 <= cx < ox2 and oy1 <= cy < oy2:
+                node.occluded_by = kind
                 break
 
 

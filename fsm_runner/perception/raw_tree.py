@@ -10,24 +10,24 @@ from fsm_runner.perception.dump_text import without_illegal_chars
 from fsm_runner.perception.screen import Bounds
 
 _BOUNDS = re.compile(r"\[(-?\d+),(-?\d+)\]\[(-?\d+),(-?\d+)\]")
-_NO_BOUNDS = Bounds(0, 0, 0, 0)
+_NO_BOX = (0, 0, 0, 0)
 
 
-def parse_bounds(value: str | None) -> Bounds:
-    """``[x1,y1][x2,y2]`` as a Bounds; a missing or malformed value is an empty rectangle at the origin."""
+def parse_box(value: str | None) -> tuple[int, int, int, int]:
+    """``[x1,y1][x2,y2]`` as four ints; a missing or malformed value is an empty rectangle at the origin."""
     if not value:
-        return _NO_BOUNDS
+        return _NO_BOX
     parts = value[1:-1].replace("][", ",").split(",")
     if len(parts) == 4:
         try:
-            return Bounds(int(parts[0]), int(parts[1]), int(parts[2]), int(parts[3]))
+            return int(parts[0]), int(parts[1]), int(parts[2]), int(parts[3])
         except ValueError:
             pass
     match = _BOUNDS.match(value.strip())
     if match is None:
-        return _NO_BOUNDS
+        return _NO_BOX
     x1, y1, x2, y2 = (int(g) for g in match.groups())
-    return Bounds(x1, y1, x2, y2)
+    return x1, y1, x2, y2
 
 
 class RawNode:
@@ -37,7 +37,9 @@ class RawNode:
     """
 
     __slots__ = (
-        "bounds",
+        "_bounds",
+        "acts",
+        "box",
         "checkable",
         "checked",
         "children",
@@ -58,6 +60,7 @@ class RawNode:
         "merged_into",
         "occluded_by",
         "ordinal",
+        "own_label",
         "package",
         "parent",
         "password",
@@ -81,9 +84,14 @@ class RawNode:
         self.hint = get("hint", "")
         self.rid = get("resource-id", "")
         self.package = get("package", "")
-        self.bounds = parse_bounds(get("bounds"))
+        # Bounds objects are built only for the nodes that need one (see ``bounds``); the parser's
+        # geometry works on the four ints.
+        self.box = parse_box(get("bounds"))
+        self._bounds: Bounds | None = None
         self.clickable = get("clickable") == "true"
         self.long_clickable = get("long-clickable") == "true"
+        self.acts = self.clickable or self.long_clickable
+        self.own_label = self.text or self.desc
         self.checkable = get("checkable") == "true"
         self.checked = get("checked") == "true"
         self.enabled = get("enabled", "true") != "false"
@@ -110,12 +118,10 @@ class RawNode:
         self.ordinal: int | None = None
 
     @property
-    def own_label(self) -> str:
-        return self.text or self.desc
-
-    @property
-    def acts(self) -> bool:
-        return self.clickable or self.long_clickable
+    def bounds(self) -> Bounds:
+        if self._bounds is None:
+            self._bounds = Bounds(*self.box)
+        return self._bounds
 
 
 class RawTree:
