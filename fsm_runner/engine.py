@@ -126,6 +126,8 @@ class _Current:
     index: int
     started_at: float
     step: Step | None = None
+    #: The step a re-plan set aside: still this step's record if the run ends before a new one comes.
+    replanned: Step | None = None
     decision: PlanDecision | None = None
     action_id: str = ""
     before: Observation | None = None
@@ -797,6 +799,7 @@ class Engine:
         if decision.remedy is not None:
             await self._perform_remedy(decision.remedy)
         if decision.action is HealAction.REPLAN:
+            current.replanned = current.step or current.replanned
             current.step = None
         self._retries.clear()
         return "healed", {"reason": f"{decision.action.value}: {decision.reason}"}
@@ -866,14 +869,15 @@ class Engine:
 
     def _close_step(self, outcome: str) -> None:
         current = self._current
-        if current.step is not None:
+        step = current.step or current.replanned
+        if step is not None:
             before, after = current.before, current.after
             best = current.location.best if current.location else None
             self._records.append(
                 StepRecord(
                     index=current.index,
-                    intent=current.step.describe(),
-                    step=current.step,
+                    intent=step.describe(),
+                    step=step,
                     action_id=current.action_id,
                     decided_by=current.decision.decided_by if current.decision else "scripted",
                     cache_hit=current.decision.cache_hit if current.decision else False,
@@ -932,7 +936,7 @@ class Engine:
     def _result(self) -> RunResult:
         end = self._end
         outcome = Outcome(self.state)
-        if self._current.step is not None and outcome is not Outcome.PASSED:
+        if (self._current.step or self._current.replanned) is not None and outcome is not Outcome.PASSED:
             self._close_step("failed" if outcome is Outcome.FAILED else outcome.value.lower())
         layer = end.get("layer")
         return RunResult(

@@ -167,11 +167,15 @@ class RuleHealer:
         if tries == 0:
             layer = Layer.EXECUTION if kind == "execution" else failure.layer
             return HealDecision(HealAction.RETRY, layer, reason=f"{failure.cause}: try the step once more")
-        return self._give_up_or_replan(view, Layer.DECISION if kind != "verify" else Layer.VERDICT, failure.detail)
+        # An action that failed again (a tap the device dropped twice) is still the execution
+        # layer's doing; asking for another step does not make it the planner's.
+        layer = Layer.EXECUTION if kind == "execution" else Layer.DECISION
+        return self._give_up_or_replan(view, layer, failure.detail)
 
     def _give_up_or_replan(self, view: HealerView, layer: Layer, why: str) -> HealDecision:
+        """REPLAN while heals remain, else skip or abort; either way the failure keeps ``layer``."""
         if view.heals_this_step < self.max_heals - 1:
-            return HealDecision(HealAction.REPLAN, Layer.DECISION, reason=f"{why}; ask for another step")
+            return HealDecision(HealAction.REPLAN, layer, reason=f"{why}; ask for another step")
         return self._skip_or_abort(view, layer, why)
 
     def _skip_or_abort(self, view: HealerView, layer: Layer, why: str) -> HealDecision:

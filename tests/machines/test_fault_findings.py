@@ -9,7 +9,7 @@ import attrs
 from adapters.sim import Faults, SimDevice, SimPhone
 from fsm_runner import Layer, Machine, Outcome, RunResult, Step, arun
 from fsm_runner.clock import FakeClock
-from machines.demo_shop.flows import add_to_cart, checkout, login
+from machines.demo_shop.flows import add_to_cart, checkout, login, settings_switch
 
 
 def run_faulty(machine: Machine, faults: Faults, seed: int) -> tuple[RunResult, SimPhone]:
@@ -90,3 +90,27 @@ def test_two_fake_clock_runs_in_one_event_loop_both_finish() -> None:
         return outcomes
 
     assert asyncio.run(asyncio.wait_for(both(), timeout=120)) == [Outcome.PASSED, Outcome.PASSED]
+
+
+class LoggedInTapsLost(SimDevice):
+    """A device whose touch screen stops registering taps once the user is signed in."""
+
+    async def tap(self, x: int, y: int) -> None:
+        if self.phone.shop.logged_in is None:
+            await super().tap(x, y)
+
+
+def test_a_tap_the_device_drops_again_after_its_retry_fails_in_the_execution_layer() -> None:
+    # The Settings tap has no effect, its retry has none either, and the healer's re-plan brings
+    # back the same screen: the device is to blame, not the planner (it was "decision" before).
+    async def go() -> RunResult:
+        clock = FakeClock(1000.0)
+        phone = SimPhone(seed=0, now=clock.now)
+        return await arun(settings_switch("en"), LoggedInTapsLost(phone, sleep=clock.sleep, now=clock.now), clock=clock)
+
+    result = asyncio.run(go())
+    assert result.outcome is Outcome.FAILED
+    assert result.layer is Layer.EXECUTION, result.reason
+    assert "no_effect" in result.reason
+    settings_step = result.steps[-1]
+    assert [heal.layer for heal in settings_step.heals] == [Layer.EXECUTION, Layer.EXECUTION]
