@@ -23,7 +23,8 @@ from adapters.sim import SimPhone
 from adapters.sim.serve import DaemonLoop
 
 
-def _adb_binary() -> str:
+def adb_binary() -> str:
+    """The adb binary shipped in the adbutils wheel (or ``adb`` on PATH, as adbutils finds it)."""
     import adbutils
 
     path = str(adbutils.adb_path())
@@ -32,7 +33,8 @@ def _adb_binary() -> str:
     return path
 
 
-def _free_port() -> int:
+def free_port() -> int:
+    """A TCP port on loopback that nothing listens on right now."""
     with socket.socket() as probe:
         probe.bind(("127.0.0.1", 0))
         port: int = probe.getsockname()[1]
@@ -40,13 +42,17 @@ def _free_port() -> int:
 
 
 class PrivateAdbServer:
-    """An ``adb server nodaemon`` process on its own port and HOME; ``stop()`` ends it and removes the HOME."""
+    """An ``adb server nodaemon`` process on its own port and HOME; ``stop()`` ends it and removes the HOME.
 
-    def __init__(self, *, timeout: float = 15.0) -> None:
-        self.port = _free_port()
+    ``port`` 0 takes a free one. Raises AdbServerError (with the server's log)
+    when the server exits or does not listen within ``timeout`` seconds.
+    """
+
+    def __init__(self, port: int = 0, *, timeout: float = 15.0) -> None:
+        self.port = port or free_port()
         self.home = Path(tempfile.mkdtemp(prefix="fsm-runner-adb-"))
         (self.home / ".android").mkdir()
-        self._binary = _adb_binary()
+        self._binary = adb_binary()
         with (self.home / "server.log").open("wb") as log:
             self.process = subprocess.Popen(
                 [self._binary, "-P", str(self.port), "server", "nodaemon"],
@@ -69,26 +75,38 @@ class PrivateAdbServer:
     def address(self) -> str:
         return f"127.0.0.1:{self.port}"
 
+    @property
+    def pid(self) -> int:
+        return self.process.pid
+
     def env(self) -> dict[str, str]:
+        """The environment for adb commands that talk to this server."""
         env = {k: v for k, v in os.environ.items() if k not in ("ANDROID_SERIAL", "ADB_VENDOR_KEYS")}
         # Its own HOME keeps its keys and state apart; no USB, mDNS or emulator scanning.
         env.update(HOME=str(self.home), TMPDIR=str(self.home), ANDROID_USER_HOME=str(self.home / ".android"),
                    ANDROID_ADB_SERVER_PORT=str(self.port), ADB_MDNS="0", ADB_MDNS_AUTO_CONNECT="0",
-                   ADB_LIBUSB="0", ADB_EMU="0")
+                   ADB_LIBUSB="0", ADB_USB="0", ADB_EMU="0", ADB_BURST_MODE="0")
         return env
 
+    def run(self, *args: str, timeout: float = 20.0, input: bytes | None = None) -> subprocess.CompletedProcess[bytes]:
+        """``adb -P PORT ARGS...`` against this server, its output captured as bytes."""
+        return subprocess.run([self._binary, "-P", str(self.port), *args], env=self.env(), capture_output=True,
+                              timeout=timeout, input=input, check=False)
+
     def adb(self, *args: str, timeout: float = 20.0) -> str:
-        done = subprocess.run([self._binary, "-P", str(self.port), *args], env=self.env(), capture_output=True,
-                              text=True, timeout=timeout, check=False)
-        return (done.stdout + done.stderr).strip()
+        """``run`` with stdout and stderr as one stripped text."""
+        done = self.run(*args, timeout=timeout)
+        return (done.stdout + done.stderr).decode(errors="replace").strip()
 
     def connect(self, address: str, *, timeout: float = 15.0) -> None:
         """``adb connect`` and wait until the device is in state ``device``."""
         answer = self.adb("connect", address, timeout=timeout)
-        if "connected to" not in answer:
+        # A daemon that asks for AUTH reports "failed to authenticate" while the key is offered;
+        # one that accepts it then comes online like any other, so keep waiting.
+        if "connected to" not in answer and "failed to authenticate" not in answer:
             raise AdbServerError(f"adb connect {address} failed: {answer}", serial=address)
         deadline = time.monotonic() + timeout
-        while self.adb("-s", address, "get-state", timeout=timeout) != "device":
+        while self.run("-s", address, "get-state", timeout=timeout).stdout.decode().strip() != "device":
             if time.monotonic() > deadline:
                 raise AdbServerError(f"{address} did not come online within {timeout:g} s", serial=address)
             time.sleep(0.05)
@@ -97,7 +115,7 @@ class PrivateAdbServer:
         """Ask the server to exit, kill it if it does not, and remove its HOME; safe to call twice."""
         if self.process.poll() is None:
             with contextlib.suppress(subprocess.TimeoutExpired, OSError):
-                self.adb("kill-server", timeout=5.0)
+                self.run("kill-server", timeout=5.0)
             try:
                 self.process.wait(timeout=3.0)
             except subprocess.TimeoutExpired:

@@ -1,8 +1,9 @@
 """A real adb server and emulated daemons for end-to-end tests, importable from any test.
 
-``start_adb_server(port)`` runs the ``adb`` binary shipped in the adbutils wheel (or ``adb`` on
-PATH) in the foreground on a private port with a private HOME (its keys and log stay in a temp
-dir; mDNS, USB and the emulator scan are off, so it only ever talks over loopback).
+``start_adb_server(port)`` runs the ``adb`` binary shipped in the adbutils wheel in the
+foreground on a private port with a private HOME (``fsm_runner.sim_adb.PrivateAdbServer``: its
+keys and log stay in a temp dir; mDNS, USB and the emulator scan are off, so it only ever talks
+over loopback).
 ``serve_sim(phone)`` starts an emulated adbd for a simulated phone; ``connect(server, daemon)``
 runs ``adb connect`` and returns the serial once the device is ready. The pytest fixtures at
 the end (``adb_server``, ``sim_phone``, ``sim_daemon``, ``adb_serial``) wrap these; import them
@@ -12,119 +13,30 @@ into a ``conftest.py`` to use them.
 from __future__ import annotations
 
 import contextlib
-import os
-import shutil
-import signal
 import socket
 import struct
 import subprocess
-import tempfile
-import time
 import xml.etree.ElementTree as ET
 from collections.abc import Iterator
-from pathlib import Path
 
-import adbutils
 import pytest
 
 from adapters.sim import SimPhone
 from adapters.sim.serve import DaemonLoop, SimDaemon
 from adapters.sim.shell import ShellPhone
+from fsm_runner.sim_adb import PrivateAdbServer
 
 _LOOP: DaemonLoop | None = None
 
 
-class AdbBinaryMissing(RuntimeError):
-    """No adb binary in the adbutils wheel nor on PATH."""
-
-
-def adb_binary() -> str:
-    """Path of the adb binary the tests use: the adbutils wheel's, else ``adb`` on PATH."""
-    bundled = Path(adbutils.__file__).parent / "binaries" / "adb"
-    if bundled.is_file() and os.access(bundled, os.X_OK):
-        return str(bundled)
-    found = shutil.which("adb")
-    if found is None:
-        raise AdbBinaryMissing("no adb binary: install adbutils with its binaries or put adb on PATH")
-    return found
-
-
-def free_port() -> int:
-    """A TCP port on loopback that nothing listens on right now."""
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        port: int = probe.getsockname()[1]
-        return port
-
-
-class AdbServer:
-    """A foreground ``adb server`` process on ``port``; ``stop()`` kills it and removes its HOME."""
-
-    def __init__(self, process: subprocess.Popen[bytes], port: int, home: Path) -> None:
-        self.process = process
-        self.port = port
-        self.home = home
-
-    @property
-    def pid(self) -> int:
-        return self.process.pid
-
-    @property
-    def env(self) -> dict[str, str]:
-        """Environment for adb client commands that talk to this server."""
-        return _adb_env(self.home, self.port)
-
-    def adb(self, *args: str, timeout: float = 20.0, input: bytes | None = None) -> subprocess.CompletedProcess[bytes]:
-        """Run ``adb -P PORT ARGS...`` against this server; output captured as bytes."""
-        return subprocess.run([adb_binary(), "-P", str(self.port), *args], env=self.env, capture_output=True,
-                              timeout=timeout, input=input, check=False)
-
-    def stop(self) -> None:
-        """``kill-server``, then kill the recorded pid if it is still there."""
-        if self.process.poll() is None:
-            with contextlib.suppress(subprocess.TimeoutExpired, OSError):
-                self.adb("kill-server", timeout=5.0)
-            try:
-                self.process.wait(timeout=3.0)
-            except subprocess.TimeoutExpired:
-                self.process.send_signal(signal.SIGKILL)
-                self.process.wait(timeout=3.0)
-        shutil.rmtree(self.home, ignore_errors=True)
-
-
-def _adb_env(home: Path, port: int) -> dict[str, str]:
-    env = dict(os.environ)
-    env.update(HOME=str(home), TMPDIR=str(home), ANDROID_USER_HOME=str(home / ".android"),
-               ANDROID_ADB_SERVER_PORT=str(port), ADB_MDNS="0", ADB_MDNS_AUTO_CONNECT="0", ADB_LIBUSB="0",
-               ADB_USB="0", ADB_EMU="0", ADB_BURST_MODE="0")
-    env.pop("ADB_VENDOR_KEYS", None)
-    env.pop("ANDROID_SERIAL", None)
-    return env
+#: The shipped private adb server (``fsm_runner.sim_adb``), so the tests start adb the way
+#: ``--device sim-adb`` does; ``run(...)`` gives the bytes the tests assert on.
+AdbServer = PrivateAdbServer
 
 
 def start_adb_server(port: int = 0, *, timeout: float = 15.0) -> AdbServer:
     """Start a private adb server on ``port`` (0: a free one) and wait until it accepts connections."""
-    port = port or free_port()
-    home = Path(tempfile.mkdtemp(prefix="adb-home-"))
-    (home / ".android").mkdir()
-    log = (home / "server.log").open("wb")
-    process = subprocess.Popen([adb_binary(), "-P", str(port), "server", "nodaemon"], env=_adb_env(home, port),
-                               stdin=subprocess.DEVNULL, stdout=log, stderr=subprocess.STDOUT)
-    log.close()
-    server = AdbServer(process, port, home)
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        if process.poll() is not None:
-            text = (home / "server.log").read_text(errors="replace")
-            server.stop()
-            raise RuntimeError(f"adb server exited with {process.returncode}: {text[-2000:]}")
-        try:
-            with socket.create_connection(("127.0.0.1", port), timeout=0.5):
-                return server
-        except OSError:
-            time.sleep(0.05)
-    server.stop()
-    raise TimeoutError(f"adb server did not listen on port {port} within {timeout} s")
+    return PrivateAdbServer(port, timeout=timeout)
 
 
 def daemon_loop() -> DaemonLoop:
@@ -142,26 +54,14 @@ def serve_sim(phone: ShellPhone, *, auth: bool = False) -> SimDaemon:
 
 def connect(server: AdbServer, daemon: SimDaemon, *, timeout: float = 10.0) -> str:
     """``adb connect`` the daemon and wait until its state is ``device``; returns the serial."""
-    serial = daemon.address
-    result = server.adb("connect", serial, timeout=timeout)
-    text = result.stdout.decode(errors="replace")
-    # a first connection to a daemon with auth on reports "failed to authenticate" while the key
-    # is offered; the daemon accepts it at once, like a user tapping "Allow", so keep waiting
-    if "connected to" not in text and "failed to authenticate" not in text:
-        raise RuntimeError(f"adb connect {serial} failed: {text} {result.stderr.decode(errors='replace')}")
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        state = server.adb("-s", serial, "get-state", timeout=timeout).stdout.decode().strip()
-        if state == "device":
-            return serial
-        time.sleep(0.05)
-    raise TimeoutError(f"{serial} did not reach state 'device' within {timeout} s")
+    server.connect(daemon.address, timeout=timeout)
+    return daemon.address
 
 
 def disconnect(server: AdbServer, serial: str) -> None:
     """``adb disconnect`` (ignores a device that is already gone)."""
     with contextlib.suppress(subprocess.TimeoutExpired):
-        server.adb("disconnect", serial, timeout=5.0)
+        server.run("disconnect", serial, timeout=5.0)
 
 
 class ManualClock:

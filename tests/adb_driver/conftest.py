@@ -44,10 +44,7 @@ class Rig:
 
 @pytest.fixture(scope="session")
 def adb_server() -> Iterator[AdbServer]:
-    try:
-        server = adbkit.start_adb_server()
-    except adbkit.AdbBinaryMissing as err:
-        pytest.skip(str(err))
+    server = adbkit.start_adb_server()
     yield server
     server.stop()
 

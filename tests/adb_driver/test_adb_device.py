@@ -239,7 +239,7 @@ def test_unknown_serial_lists_the_connected_ones(rig: Rig, transport: str) -> No
 
 
 def test_server_not_running_names_start_server_and_the_option(transport: str) -> None:
-    from adb_driver.test_transport import free_port
+    from fsm_runner.sim_adb import free_port
 
     port = free_port()
     device = AdbDevice("any", transport=transport, server=f"127.0.0.1:{port}")

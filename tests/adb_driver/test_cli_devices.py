@@ -1,8 +1,8 @@
 import pytest
 
 from adb_driver.conftest import Rig
-from adb_driver.test_transport import free_port
 from fsm_runner.cli import EXIT_ENVIRONMENT, EXIT_OK, EXIT_USAGE, main
+from fsm_runner.sim_adb import free_port
 
 
 @pytest.mark.parametrize("transport", ["adbutils", "ppadb"])

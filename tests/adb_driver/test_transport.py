@@ -1,5 +1,3 @@
-import socket
-
 import pytest
 
 from adapters.adb.ppadb_transport import split_exit_marker
@@ -11,12 +9,7 @@ from adapters.adb.transport import (
     server_failure,
 )
 from adapters.errors import AdbServerError, DeviceError, DeviceNotFoundError, DeviceOfflineError
-
-
-def free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return int(sock.getsockname()[1])
+from fsm_runner.sim_adb import free_port
 
 
 def test_server_address_parses_host_and_port() -> None:

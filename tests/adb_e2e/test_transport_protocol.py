@@ -133,7 +133,7 @@ def test_auth_trusts_an_offered_key_then_accepts_its_signatures(adb_server: AdbS
         assert len(daemon.daemon.trusted_keys) == 1
         disconnect(adb_server, serial)
         serial = connect(adb_server, daemon)
-        assert adb_server.adb("-s", serial, "shell", "echo signed").stdout == b"signed\n"
+        assert adb_server.run("-s", serial, "shell", "echo signed").stdout == b"signed\n"
         assert daemon.daemon.auth_history == ["public_key", "signature"]
         disconnect(adb_server, serial)
     finally:

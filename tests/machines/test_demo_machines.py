@@ -68,10 +68,7 @@ def test_a_broken_expectation_fails_in_verify_with_the_verdict_layer_and_evidenc
 
 @pytest.fixture(scope="module")
 def adb_server() -> Iterator[adbkit.AdbServer]:
-    try:
-        server = adbkit.start_adb_server()
-    except adbkit.AdbBinaryMissing as err:
-        pytest.skip(str(err))
+    server = adbkit.start_adb_server()
     yield server
     server.stop()
 

@@ -28,10 +28,7 @@ MACHINE_FILE = textwrap.dedent("""
 
 @pytest.fixture
 def two_phones() -> Iterator[tuple[adbkit.AdbServer, list[str]]]:
-    try:
-        server = adbkit.start_adb_server()
-    except adbkit.AdbBinaryMissing as err:
-        pytest.skip(str(err))
+    server = adbkit.start_adb_server()
     daemons = [adbkit.serve_sim(SimPhone(serial=f"phone-{i}", adb_keyboard=True)) for i in range(2)]
     try:
         yield server, [adbkit.connect(server, daemon) for daemon in daemons]

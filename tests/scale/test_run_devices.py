@@ -84,10 +84,7 @@ def test_a_device_group_names_its_own_adb_server() -> None:
 @pytest.fixture
 def two_hosts() -> Iterator[list[tuple[adbkit.AdbServer, str]]]:
     """Two adb servers on two loopback ports, one simulated phone connected to each."""
-    try:
-        servers = [adbkit.start_adb_server(), adbkit.start_adb_server()]
-    except adbkit.AdbBinaryMissing as err:
-        pytest.skip(str(err))
+    servers = [adbkit.start_adb_server(), adbkit.start_adb_server()]
     daemons = [adbkit.serve_sim(SimPhone(serial=f"host-{i}", adb_keyboard=True)) for i in range(2)]
     try:
         yield [(server, adbkit.connect(server, daemon)) for server, daemon in zip(servers, daemons, strict=True)]
