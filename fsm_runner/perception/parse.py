@@ -103,13 +103,11 @@ def _mark_visibility(
     nodes: list[RawNode], window_roots: list[RawNode], kinds: list[WindowKind], z_of: list[int], screen: Bounds
 ) -> None:
     # Plain ints rather than Bounds methods: this runs for every kept node of every dump.
-    sx2, sy2 = screen.x2, screen.y2
-    above: list[list[tuple[tuple[int, int, int, int], str]]] = [
-        [
-            (window_roots[other].box, kinds[other].value)
-            for other in sorted(range(len(window_roots)), key=lambda w: z_of[w])
-            if z_of[other] > z_of[window]
-        ]
+    sx1, sy1, sx2, sy2 = screen.x1, screen.y1, screen.x2, screen.y2
+    by_z = sorted(range(len(window_roots)), key=lambda w: z_of[w])
+    # For each window, the boxes of the windows stacked above it, lowest first.
+    above = [
+        [(window_roots[other].box, kinds[other].value) for other in by_z if z_of[other] > z_of[window]]
         for window in range(len(window_roots))
     ]
     window_boxes = [root.box for root in window_roots]
@@ -121,8 +119,8 @@ def _mark_visibility(
         if (
             x2 <= x1
             or y2 <= y1
-            or min(x2, sx2) <= max(x1, screen.x1)
-            or min(y2, sy2) <= max(y1, screen.y1)
+            or min(x2, sx2) <= max(x1, sx1)
+            or min(y2, sy2) <= max(y1, sy1)
             or (wx2 > wx1 and wy2 > wy1 and (min(x2, wx2) <= max(x1, wx1) or min(y2, wy2) <= max(y1, wy1)))
         ):
             node.shown = False
