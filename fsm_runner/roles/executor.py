@@ -240,41 +240,32 @@ class DeviceExecutor:
             await device.input_text(text)
         settled = await self._settle(observe, deadline)
         after = settled.observation
-        if field.password:
-            detail = f"typed {len(text)} characters into {_name(field, bounds)}, a password field; read-back skipped"
+
+        def typed(status: ExecStatus, detail: str, layer: Layer | None = None) -> ExecutionResult:
             return ExecutionResult(
-                ExecStatus.OK,
+                status,
                 request.action_id,
                 detail=detail,
                 element_id=field.element_id,
                 point=(x, y),
+                layer=layer,
                 settle_observations=settled.count,
                 after=after,
+            )
+
+        if field.password:
+            return typed(
+                ExecStatus.OK,
+                f"typed {len(text)} characters into {_name(field, bounds)}, a password field; read-back skipped",
             )
         shown = _same_field(after.screen, field, bounds) if after else None
         value = _value_of(shown) if shown else None
         if value != text:
             shown_value = written if "${secret:" in written and value else value
             detail = self.secrets.redact(f"typed {shown_text!r} but {_name(field, bounds)} shows {shown_value!r}")
-            return ExecutionResult(
-                ExecStatus.FAIL,
-                request.action_id,
-                detail=detail,
-                element_id=field.element_id,
-                point=(x, y),
-                layer=Layer.EXECUTION,
-                settle_observations=settled.count,
-                after=after,
-            )
-        detail = self.secrets.redact(f"typed {shown_text!r} into {_name(field, bounds)}; read back the same")
-        return ExecutionResult(
-            ExecStatus.OK,
-            request.action_id,
-            detail=detail,
-            element_id=field.element_id,
-            point=(x, y),
-            settle_observations=settled.count,
-            after=after,
+            return typed(ExecStatus.FAIL, detail, Layer.EXECUTION)
+        return typed(
+            ExecStatus.OK, self.secrets.redact(f"typed {shown_text!r} into {_name(field, bounds)}; read back the same")
         )
 
     async def _swipe(
