@@ -6,6 +6,7 @@ import re
 from xml.parsers import expat
 
 from fsm_runner.errors import PerceptionError
+from fsm_runner.perception.canonical_reader import NODE_FIELDS, NotCanonical, read_canonical
 from fsm_runner.perception.dump_text import without_illegal_chars
 from fsm_runner.perception.screen import Bounds
 
@@ -76,32 +77,54 @@ class RawNode:
 
     shown: bool
 
-    def __init__(self, attrib: dict[str, str], parent: RawNode | None, depth: int, window: int) -> None:
-        get = attrib.get
-        self.cls = get("class", "")
-        self.text = get("text", "")
-        self.desc = get("content-desc", "")
-        self.hint = get("hint", "")
-        self.rid = get("resource-id", "")
-        self.package = get("package", "")
+    def __init__(self, values: tuple[str | None, ...], parent: RawNode | None, depth: int, window: int) -> None:
+        (
+            text,
+            rid,
+            cls,
+            package,
+            desc,
+            checkable,
+            checked,
+            clickable,
+            enabled,
+            focusable,
+            focused,
+            scrollable,
+            long_clickable,
+            password,
+            selected,
+            visible,
+            x1,
+            y1,
+            x2,
+            y2,
+            hint,
+            *_,
+        ) = values
+        self.cls = cls or ""
+        self.text = text or ""
+        self.desc = desc or ""
+        self.hint = hint or ""
+        self.rid = rid or ""
+        self.package = package or ""
         # Bounds objects are built only for the nodes that need one (see ``bounds``); the parser's
         # geometry works on the four ints.
-        self.box = parse_box(get("bounds"))
+        self.box = (int(x1 or 0), int(y1 or 0), int(x2 or 0), int(y2 or 0))
         self._bounds: Bounds | None = None
-        self.clickable = get("clickable") == "true"
-        self.long_clickable = get("long-clickable") == "true"
+        self.clickable = clickable == "true"
+        self.long_clickable = long_clickable == "true"
         self.acts = self.clickable or self.long_clickable
         self.own_label = self.text or self.desc
-        self.checkable = get("checkable") == "true"
-        self.checked = get("checked") == "true"
-        self.enabled = get("enabled", "true") != "false"
-        self.focusable = get("focusable") == "true"
-        self.focused = get("focused") == "true"
-        self.scrollable = get("scrollable") == "true"
-        self.selected = get("selected") == "true"
-        self.password = get("password") == "true"
-        hidden = get("visible-to-user") == "false" or (parent is not None and not parent.shown)
-        self.shown = not hidden
+        self.checkable = checkable == "true"
+        self.checked = checked == "true"
+        self.enabled = enabled != "false"
+        self.focusable = focusable == "true"
+        self.focused = focused == "true"
+        self.scrollable = scrollable == "true"
+        self.selected = selected == "true"
+        self.password = password == "true"
+        self.shown = visible != "false" and (parent is None or parent.shown)
         self.parent = parent
         self.depth = depth
         self.window = window
@@ -125,7 +148,7 @@ class RawNode:
 
 
 class RawTree:
-    """The nodes of one dump in document order and its window roots, built by expat callbacks."""
+    """The nodes of one dump in document order and its window roots, built from either reader's tags."""
 
     def __init__(self) -> None:
         self.nodes: list[RawNode] = []
@@ -134,42 +157,72 @@ class RawTree:
         self.root_tag = ""
         self._stack: list[RawNode | None] = []
 
-    def start(self, tag: str, attrib: dict[str, str]) -> None:
+    def open_node(self, values: tuple[str | None, ...]) -> None:
+        """A ``<node>`` begins, with its values in ``NODE_FIELDS`` order."""
         stack = self._stack
-        if not self.root_tag:
-            self.root_tag = tag
-            if tag == "hierarchy":
-                self.rotation = attrib.get("rotation", "0")
+        parent = stack[-1] if stack else None
+        if parent is None:
+            if stack and len(stack) > 1:
+                # Inside an element that is not a node: not part of the hierarchy.
                 stack.append(None)
                 return
-        parent = stack[-1] if stack else None
-        if tag != "node" or (stack and parent is None and len(stack) > 1):
-            stack.append(None)
-            return
-        if parent is None:
-            node = RawNode(attrib, None, 0, len(self.window_roots))
+            node = RawNode(values, None, 0, len(self.window_roots))
             self.window_roots.append(node)
         else:
-            node = RawNode(attrib, parent, parent.depth + 1, parent.window)
+            node = RawNode(values, parent, parent.depth + 1, parent.window)
             parent.children.append(node)
         self.nodes.append(node)
         stack.append(node)
 
-    def end(self, tag: str) -> None:
+    def close_node(self) -> None:
+        self._stack.pop()
+
+    def _start(self, tag: str, attrib: dict[str, str]) -> None:
+        if not self.root_tag:
+            self.root_tag = tag
+            if tag == "hierarchy":
+                self.rotation = attrib.get("rotation", "0")
+                self._stack.append(None)
+                return
+        if tag == "node":
+            x1, y1, x2, y2 = parse_box(attrib.get("bounds"))
+            self.open_node((*map(attrib.get, NODE_FIELDS[:-5]), str(x1), str(y1), str(x2), str(y2), attrib.get("hint")))
+        else:
+            self._stack.append(None)
+
+    def _end(self, tag: str) -> None:
         self._stack.pop()
 
 
 def _expat_tree(xml_text: str) -> RawTree:
-    builder = RawTree()
+    tree = RawTree()
     parser = expat.ParserCreate()
-    parser.StartElementHandler = builder.start
-    parser.EndElementHandler = builder.end
+    parser.StartElementHandler = tree._start
+    parser.EndElementHandler = tree._end
     parser.Parse(xml_text, True)
-    return builder
+    return tree
+
+
+def _canonical_tree(xml_text: str) -> RawTree | None:
+    tree = RawTree()
+    tree._stack.append(None)
+    try:
+        tree.rotation = read_canonical(xml_text, tree)
+    except NotCanonical:
+        return None
+    tree.root_tag = "hierarchy"
+    return tree
 
 
 def load_tree(xml_text: str, head: str) -> RawTree:
-    """Read the XML into a RawTree; PerceptionError (quoting ``head``) when it is not a readable hierarchy."""
+    """Read the XML into a RawTree; PerceptionError (quoting ``head``) when it is not a readable hierarchy.
+
+    Dumps in uiautomator's own layout take the fast reader; everything else,
+    and every error message, comes from expat.
+    """
+    canonical = _canonical_tree(xml_text)
+    if canonical is not None:
+        return canonical
     try:
         try:
             builder = _expat_tree(xml_text)

@@ -65,7 +65,7 @@ class Window:
     bounds: Bounds
 
 
-@attrs.frozen
+@attrs.frozen(slots=False)
 class Element:
     """One meaningful node after de-noising.
 
