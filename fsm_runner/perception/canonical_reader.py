@@ -53,10 +53,10 @@ _NODE_OPEN = (
     rf" checkable={_FLAG} checked={_FLAG} clickable={_FLAG} enabled={_FLAG} focusable={_FLAG}"
     rf" focused={_FLAG} scrollable={_FLAG} long-clickable={_FLAG} password={_FLAG} selected={_FLAG}"
     rf'(?: visible-to-user={_FLAG})? bounds="\[(-?\d+),(-?\d+)\]\[(-?\d+),(-?\d+)\]"'
-    rf'(?: drawing-order="\d*")?(?: hint={_VALUE})? ?(/?)>'
+    rf'(?: drawing-order="\d*")?(?: hint={_VALUE})? ?/?>'
 )
-#: One tag: an opening (or empty) ``<node>`` with its values in ``NODE_FIELDS`` order and ``/`` when
-#: empty, or a closing ``</node>`` (every group None).
+#: One tag: an opening (or empty) ``<node>`` with its values in ``NODE_FIELDS`` order, or a closing
+#: ``</node>`` (every group None).
 _TAG = re.compile(rf"{_NODE_OPEN}|[ \t\r\n]*</node>")
 _HIERARCHY = re.compile(r'<hierarchy rotation="(\d+)">')
 _END = re.compile(r"[ \t\r\n]*</hierarchy>\Z")
@@ -117,22 +117,25 @@ def read_canonical(xml_text: str, sink: NodeSink) -> str:
         raise NotCanonical("the root is not <hierarchy rotation=...>")
     match_tag = _TAG.match
     open_node, close_node = sink.open_node, sink.close_node
-    entities = "&" in xml_text
     depth = 0
     pos = head.end()
+    # Entities are rare: only the tag holding the next "&" of the text is decoded.
+    ampersand = xml_text.find("&", pos)
     while (tag := match_tag(xml_text, pos)) is not None:
         pos = tag.end()
-        groups = tag.groups()
-        closing = groups[-1]
-        if closing is None:
+        values = tag.groups()
+        if values[0] is None:
+            # </node>: every group of the opening alternative is unset.
             if depth == 0:
                 raise NotCanonical("</node> without an open node")
             depth -= 1
             close_node()
             continue
-        values = groups[:-1]
-        open_node(_with_entities_decoded(values) if entities else values)
-        if closing == "/":
+        if -1 < ampersand < pos:
+            values = _with_entities_decoded(values)
+            ampersand = xml_text.find("&", pos)
+        open_node(values)
+        if xml_text[pos - 2] == "/":
             close_node()
         else:
             depth += 1

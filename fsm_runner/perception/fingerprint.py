@@ -3,8 +3,9 @@
 from __future__ import annotations
 
 import hashlib
+from collections.abc import Iterable, Sequence
 
-from fsm_runner.perception.screen import Screen, WindowKind
+from fsm_runner.perception.screen import Element, Screen, Window, WindowKind
 from fsm_runner.perception.volatile import mask_volatile
 
 _IGNORED_WINDOWS = frozenset({WindowKind.STATUS_BAR, WindowKind.NAVIGATION_BAR})
@@ -20,13 +21,18 @@ def fingerprint(screen: Screen) -> str:
     when a window appears, a check state flips, or labels change (another page,
     a scrolled list).
     """
+    return fingerprint_of(screen.windows, screen.elements)
+
+
+def fingerprint_of(windows: Sequence[Window], elements: Iterable[Element]) -> str:
+    """``fingerprint`` of the screen these windows and elements would make (the parser's way in)."""
     digest = hashlib.blake2b(digest_size=8)
-    kinds = {w.index: w.kind for w in screen.windows}
-    for window in screen.windows:
+    kinds = {w.index: w.kind for w in windows}
+    for window in windows:
         if window.kind in _IGNORED_WINDOWS:
             continue
         digest.update(f"W|{window.kind.value}|{window.package}\n".encode())
-    for e in screen.elements:
+    for e in elements:
         kind = kinds.get(e.window)
         if kind is None or kind in _IGNORED_WINDOWS or kind in _OPAQUE_WINDOWS:
             continue

@@ -12,14 +12,14 @@ from fsm_runner.perception.volatile import mask_volatile
 _BASE32 = "abcdefghijklmnopqrstuvwxyz234567"
 
 
+#: Two base32 characters for each 10-bit value, low five bits first.
+_PAIRS = [_BASE32[v & 31] + _BASE32[v >> 5] for v in range(1024)]
+
+
 def _short_id(hex_key: str) -> str:
-    """``e`` and six base32 characters (30 bits) of a hex digest."""
+    """``e`` and six base32 characters (30 bits) of a hex digest, low bits first."""
     value = int(hex_key[:8], 16) >> 2
-    chars = []
-    for _ in range(6):
-        chars.append(_BASE32[value & 31])
-        value >>= 5
-    return "e" + "".join(chars)
+    return "e" + _PAIRS[value & 1023] + _PAIRS[(value >> 10) & 1023] + _PAIRS[(value >> 20) & 1023]
 
 
 def _digest(material: str) -> str:
@@ -52,7 +52,7 @@ def _identity(node: RawNode) -> str:
     if node.role == "field":
         return f"{node.cls}|{node.rid}|field"
     leafish = node.own_label or (node.label if (node.acts or node.row_label) else "")
-    return f"{node.cls}|{node.rid}|{mask_volatile(leafish)}"
+    return f"{node.cls}|{node.rid}|{mask_volatile(leafish) if leafish else ''}"
 
 
 def _discriminating_text(node: RawNode) -> str:
@@ -67,9 +67,10 @@ def _key_siblings(parent: RawNode) -> None:
     identities = [_identity(c) for c in children]
     if len(identities) == 1 or len(set(identities)) == len(identities):
         # The common case (wrapper chains, distinct siblings): no twins, so nothing to discriminate.
+        prefix = parent.key + "\x1f"
         for child, ident in zip(children, identities, strict=True):
             if child.kept or child.children:
-                child.key = _digest(f"{parent.key}\x1f{ident}\x1f")
+                child.key = _digest(prefix + ident + "\x1f")
         return
     groups: dict[str, list[int]] = defaultdict(list)
     for position, ident in enumerate(identities):

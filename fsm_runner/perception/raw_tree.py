@@ -8,6 +8,8 @@ from xml.parsers import expat
 from fsm_runner.errors import PerceptionError
 from fsm_runner.perception.canonical_reader import NODE_FIELDS, NotCanonical, read_canonical
 from fsm_runner.perception.dump_text import without_illegal_chars
+from fsm_runner.perception.resource_ids import rid_carries_meaning
+from fsm_runner.perception.role_words import role_word
 from fsm_runner.perception.screen import Bounds
 
 _BOUNDS = re.compile(r"\[(-?\d+),(-?\d+)\]\[(-?\d+),(-?\d+)\]")
@@ -31,6 +33,21 @@ def parse_box(value: str | None) -> tuple[int, int, int, int]:
     return x1, y1, x2, y2
 
 
+#: Role words by (class, acts, scrollable, checkable, has text): most nodes of a dump share a few shapes.
+_ROLES: dict[tuple[str, bool, bool, bool, bool], str] = {}
+_MAX_ROLES = 4096
+
+
+def _remember_role(shape: tuple[str, bool, bool, bool, bool]) -> str:
+    if len(_ROLES) >= _MAX_ROLES:
+        _ROLES.clear()
+    cls, acts, scrollable, checkable, has_text = shape
+    role = _ROLES[shape] = role_word(
+        cls, clickable=acts, scrollable=scrollable, checkable=checkable, has_text=has_text
+    )
+    return role
+
+
 class RawNode:
     """A raw ``<node>`` while the screen is being built: its attributes, then what the parser finds out.
 
@@ -51,10 +68,12 @@ class RawNode:
         "desc",
         "element_id",
         "enabled",
+        "enclosing_row",
         "focusable",
         "focused",
         "hint",
         "kept",
+        "kept_above",
         "key",
         "label",
         "long_clickable",
@@ -100,30 +119,47 @@ class RawNode:
             x2,
             y2,
             hint,
-            *_,
         ) = values
-        self.cls = cls or ""
+        self.cls = cls = cls or ""
         self.text = text or ""
         self.desc = desc or ""
-        self.hint = hint or ""
-        self.rid = rid or ""
+        self.hint = hint = hint or ""
+        self.rid = rid = rid or ""
         self.package = package or ""
         # Bounds objects are built only for the nodes that need one (see ``bounds``); the parser's
         # geometry works on the four ints.
         self.box = (int(x1 or 0), int(y1 or 0), int(x2 or 0), int(y2 or 0))
         self._bounds: Bounds | None = None
-        self.clickable = clickable == "true"
-        self.long_clickable = long_clickable == "true"
-        self.acts = self.clickable or self.long_clickable
-        self.own_label = self.text or self.desc
-        self.checkable = checkable == "true"
-        self.checked = checked == "true"
+        self.clickable = is_clickable = clickable == "true"
+        self.long_clickable = is_long_clickable = long_clickable == "true"
+        self.acts = acts = is_clickable or is_long_clickable
+        self.own_label = own_label = self.text or self.desc
+        self.checkable = is_checkable = checkable == "true"
+        self.checked = is_checked = checked == "true"
         self.enabled = enabled != "false"
         self.focusable = focusable == "true"
-        self.focused = focused == "true"
-        self.scrollable = scrollable == "true"
-        self.selected = selected == "true"
+        self.focused = is_focused = focused == "true"
+        self.scrollable = is_scrollable = scrollable == "true"
+        self.selected = is_selected = selected == "true"
         self.password = password == "true"
+        # What a node is by itself is settled as it is read; labels and visibility need the whole tree.
+        shape = (cls, acts, is_scrollable, is_checkable, bool(own_label))
+        role = _ROLES.get(shape)
+        if role is None:
+            role = _remember_role(shape)
+        self.role = role
+        self.kept = bool(
+            acts
+            or is_checkable
+            or is_scrollable
+            or role == "field"
+            or own_label.strip()
+            or hint
+            or is_checked
+            or is_selected
+            or is_focused
+            or rid_carries_meaning(rid)
+        )
         self.shown = visible != "false" and (parent is None or parent.shown)
         self.parent = parent
         self.depth = depth
@@ -131,11 +167,11 @@ class RawNode:
         self.children: list[RawNode] = []
         self.key = ""
         self.element_id = ""
-        self.kept = False
         self.label = ""
-        self.role = ""
         self.row_label = ""
         self.context = ""
+        self.enclosing_row = ""
+        self.kept_above: RawNode | None = None
         self.merged_into: RawNode | None = None
         self.occluded_by = ""
         self.ordinal: int | None = None
