@@ -63,16 +63,18 @@ def _is_row(node: RawNode) -> bool:
 def _assign_labels(nodes: list[RawNode]) -> None:
     for node in nodes:
         label = node.own_label
-        if not label and node.children and (node.acts or _is_row(node)):
-            texts = _descendant_texts(node, _MAX_MERGED_TEXTS)
-            parts = dict.fromkeys(t.own_label.strip() for t in texts if t.own_label.strip())
-            label = " · ".join(parts)
-            if node.acts:
-                for t in texts:
-                    if t.merged_into is None and not (t.checkable or t.scrollable):
-                        t.merged_into = node
-        if _is_row(node):
-            node.row_label = label
+        if node.children:
+            row = _is_row(node)
+            if not label and (node.acts or row):
+                texts = _descendant_texts(node, _MAX_MERGED_TEXTS)
+                parts = dict.fromkeys(t.own_label.strip() for t in texts if t.own_label.strip())
+                label = " · ".join(parts)
+                if node.acts:
+                    for t in texts:
+                        if t.merged_into is None and not (t.checkable or t.scrollable):
+                            t.merged_into = node
+            if row:
+                node.row_label = label
         node.label = label or node.hint
 
 
@@ -87,18 +89,28 @@ def _mark_visibility(
         [(window_roots[other].box, kinds[other].value) for other in by_z if z_of[other] > z_of[window]]
         for window in range(len(window_roots))
     ]
-    window_boxes = [root.box for root in window_roots]
+    no_screen = sx2 <= sx1 or sy2 <= sy1
+    # A window with no area clips nothing.
+    clips = [
+        (wx1, wy1, wx2, wy2) if wx2 > wx1 and wy2 > wy1 else None
+        for wx1, wy1, wx2, wy2 in (root.box for root in window_roots)
+    ]
     for node in nodes:
         if not node.kept or not node.shown:
             continue
         x1, y1, x2, y2 = node.box
-        wx1, wy1, wx2, wy2 = window_boxes[node.window]
+        clip = clips[node.window]
+        # Comparisons rather than min/max calls: an empty box, or one wholly outside the screen or
+        # its own window, is not shown.
         if (
             x2 <= x1
             or y2 <= y1
-            or min(x2, sx2) <= max(x1, sx1)
-            or min(y2, sy2) <= max(y1, sy1)
-            or (wx2 > wx1 and wy2 > wy1 and (min(x2, wx2) <= max(x1, wx1) or min(y2, wy2) <= max(y1, wy1)))
+            or no_screen
+            or x2 <= sx1
+            or sx2 <= x1
+            or y2 <= sy1
+            or sy2 <= y1
+            or (clip is not None and (x2 <= clip[0] or clip[2] <= x1 or y2 <= clip[1] or clip[3] <= y1))
         ):
             node.shown = False
             continue

@@ -42,9 +42,7 @@ def _remember_role(shape: tuple[str, bool, bool, bool, bool]) -> str:
     if len(_ROLES) >= _MAX_ROLES:
         _ROLES.clear()
     cls, acts, scrollable, checkable, has_text = shape
-    role = _ROLES[shape] = role_word(
-        cls, clickable=acts, scrollable=scrollable, checkable=checkable, has_text=has_text
-    )
+    role = _ROLES[shape] = role_word(cls, clickable=acts, scrollable=scrollable, checkable=checkable, has_text=has_text)
     return role
 
 
@@ -56,8 +54,9 @@ class RawNode:
 
     __slots__ = (
         "_bounds",
+        "_box",
+        "_corners",
         "acts",
-        "box",
         "checkable",
         "checked",
         "children",
@@ -126,9 +125,9 @@ class RawNode:
         self.hint = hint = hint or ""
         self.rid = rid = rid or ""
         self.package = package or ""
-        # Bounds objects are built only for the nodes that need one (see ``bounds``); the parser's
-        # geometry works on the four ints.
-        self.box = (int(x1 or 0), int(y1 or 0), int(x2 or 0), int(y2 or 0))
+        # The corners become ints, and a Bounds, only for the nodes that need them (see ``box``).
+        self._corners = (x1, y1, x2, y2)
+        self._box: tuple[int, int, int, int] | None = None
         self._bounds: Bounds | None = None
         self.clickable = is_clickable = clickable == "true"
         self.long_clickable = is_long_clickable = long_clickable == "true"
@@ -175,6 +174,15 @@ class RawNode:
         self.merged_into: RawNode | None = None
         self.occluded_by = ""
         self.ordinal: int | None = None
+
+    @property
+    def box(self) -> tuple[int, int, int, int]:
+        """The bounds as four ints: x1, y1, x2, y2."""
+        box = self._box
+        if box is None:
+            x1, y1, x2, y2 = self._corners
+            box = self._box = (int(x1 or 0), int(y1 or 0), int(x2 or 0), int(y2 or 0))
+        return box
 
     @property
     def bounds(self) -> Bounds:
