@@ -79,25 +79,30 @@ def lost_interactive(xml: str, screen: Screen, planner_text: str) -> list[str]:
     return missing
 
 
-def time_parse_render(xml: str, repeat: int) -> tuple[float, float]:
-    """Best and median milliseconds of parse + planner render + page summary over ``repeat`` runs.
+def time_parse_render(xmls: list[str], repeat: int, rounds: int) -> list[list[float]]:
+    """Milliseconds of parse + planner render + page summary, ``repeat`` runs per screen in each of ``rounds``.
 
-    The best run is the figure that other processes on a shared machine disturb
-    least (the ``timeit`` convention); the median is printed beside it.
+    The rounds go over all screens in turn, so each screen's runs are spread
+    over the whole benchmark and a burst of load from other processes on a
+    shared machine cannot spoil all of them. The best run is the figure such
+    load disturbs least (the ``timeit`` convention); the median is printed beside it.
     """
-    samples = []
-    for _ in range(repeat):
-        start = time.perf_counter()
-        screen = parse_dump(xml)
-        render(screen, "planner")
-        page_summary(screen)
-        samples.append((time.perf_counter() - start) * 1000)
-    return min(samples), statistics.median(samples)
+    samples: list[list[float]] = [[] for _ in xmls]
+    for _ in range(rounds):
+        for xml, runs in zip(xmls, samples, strict=True):
+            for _ in range(repeat):
+                start = time.perf_counter()
+                screen = parse_dump(xml)
+                render(screen, "planner")
+                page_summary(screen)
+                runs.append((time.perf_counter() - start) * 1000)
+    return samples
 
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--repeat", type=int, default=15, help="timing repeats per screen (median kept)")
+    parser.add_argument("--repeat", type=int, default=5, help="timed runs per screen in each round")
+    parser.add_argument("--rounds", type=int, default=5, help="rounds over all screens (runs = repeat x rounds)")
     parser.add_argument("--corpus", type=Path, default=DEFAULT_CORPUS)
     args = parser.parse_args(argv)
     if count_tokens("probe") is None:
@@ -107,6 +112,9 @@ def main(argv: list[str] | None = None) -> int:
     if not screens:
         print(f"no screens found under {args.corpus}", file=sys.stderr)
         return 2
+    runs = args.repeat * args.rounds
+    print(f"timing {len(screens)} screens, {runs} runs each ...", file=sys.stderr, flush=True)
+    samples = time_parse_render([xml for _, xml in screens], args.repeat, args.rounds)
     print(
         f"{'screen':42} {'nodes':>5} {'kept':>5} {'raw_tok':>8} {'cmp_tok':>8} {'ratio':>6} "
         f"{'ms_best':>7} {'ms_med':>7} lost"
@@ -115,13 +123,13 @@ def main(argv: list[str] | None = None) -> int:
     times: list[float] = []
     medians: list[float] = []
     lost_total = 0
-    for name, xml in screens:
+    for (name, xml), screen_runs in zip(screens, samples, strict=True):
         screen = parse_dump(xml)
         text = page_summary(screen) + "\n" + render(screen, "planner")
         raw_tokens = count_tokens(xml) or 1
         compact_tokens = count_tokens(text) or 0
         ratio = compact_tokens / raw_tokens
-        ms, ms_median = time_parse_render(xml, args.repeat)
+        ms, ms_median = min(screen_runs), statistics.median(screen_runs)
         lost = lost_interactive(xml, screen, text)
         kept = sum(1 for line in text.splitlines()[1:] if line and not line.startswith("[")) or 0
         ratios.append(ratio)
@@ -138,7 +146,7 @@ def main(argv: list[str] | None = None) -> int:
         f"{'median':42} {'':5} {'':5} {'':8} {'':8} {statistics.median(ratios):6.3f} "
         f"{statistics.median(times):7.2f} {statistics.median(medians):7.2f} {lost_total}"
     )
-    print(f"parse+render ms, worst screen: best-of-{args.repeat} {max(times):.2f}, median-of-runs {max(medians):.2f}")
+    print(f"parse+render ms, worst screen: best-of-{runs} {max(times):.2f}, median-of-runs {max(medians):.2f}")
     print(
         f"RESULT compact_over_raw_median={statistics.median(ratios):.4f} "
         f"lost_interactive={lost_total} parse_render_ms_max={max(times):.2f}"

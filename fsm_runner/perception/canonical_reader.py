@@ -16,16 +16,10 @@ spaces by XML, so such a dump is left to expat).
 from __future__ import annotations
 
 import re
-from typing import Protocol
+from collections.abc import Iterable
 
-#: What a node's values are, in this order (see ``RawNode``): attribute values, except the four corners
-#: of ``bounds`` (decimal text), as the reader captures them.
-NODE_FIELDS = (
-    "text",
-    "resource-id",
-    "class",
-    "package",
-    "content-desc",
+#: The state flags of a node, in the order uiautomator writes them.
+FLAG_NAMES = (
     "checkable",
     "checked",
     "clickable",
@@ -36,6 +30,23 @@ NODE_FIELDS = (
     "long-clickable",
     "password",
     "selected",
+)
+
+def flags_text(flags: Iterable[bool]) -> str:
+    """Ten flags in ``FLAG_NAMES`` order as uiautomator writes them (the ``flags`` value of a node)."""
+    return "".join(f' {name}="{"true" if on else "false"}"' for name, on in zip(FLAG_NAMES, flags, strict=True))
+
+
+#: What a node's values are, in this order (see ``RawNode``): attribute values as the reader captures
+#: them, except ``flags``, the text of all ten state flags as uiautomator writes them
+#: (`` checkable="false" checked="false" ...``), and the four corners of ``bounds`` (decimal text).
+NODE_FIELDS = (
+    "text",
+    "resource-id",
+    "class",
+    "package",
+    "content-desc",
+    "flags",
     "visible-to-user",
     "x1",
     "y1",
@@ -46,13 +57,12 @@ NODE_FIELDS = (
 
 # Characters XML 1.0 forbids, surrogates, and the tab and line ends that XML would turn into spaces.
 _VALUE = r'"([^"<\x00-\x1f\ud800-\udfff\ufffe\uffff]*)"'
-_FLAG = r'"(true|false)"'
+# One group for the ten flags: a dump has only a handful of distinct flag texts, decoded once each.
+_FLAGS = "(" + "".join(f' {name}="(?:true|false)"' for name in FLAG_NAMES) + ")"
 _NODE_OPEN = (
     r'[ \t\r\n]*<node(?: NAF="true")? index="\d*"'
-    rf" text={_VALUE} resource-id={_VALUE} class={_VALUE} package={_VALUE} content-desc={_VALUE}"
-    rf" checkable={_FLAG} checked={_FLAG} clickable={_FLAG} enabled={_FLAG} focusable={_FLAG}"
-    rf" focused={_FLAG} scrollable={_FLAG} long-clickable={_FLAG} password={_FLAG} selected={_FLAG}"
-    rf'(?: visible-to-user={_FLAG})? bounds="\[(-?\d+),(-?\d+)\]\[(-?\d+),(-?\d+)\]"'
+    rf" text={_VALUE} resource-id={_VALUE} class={_VALUE} package={_VALUE} content-desc={_VALUE}{_FLAGS}"
+    r'(?: visible-to-user="(true|false)")? bounds="\[(-?\d+),(-?\d+)\]\[(-?\d+),(-?\d+)\]"'
     rf'(?: drawing-order="\d*")?(?: hint={_VALUE})? ?/?>'
 )
 #: One tag: an opening (or empty) ``<node>`` with its values in ``NODE_FIELDS`` order, or a closing
@@ -70,12 +80,8 @@ class NotCanonical(Exception):
     """The dump strays from uiautomator's layout; read it with expat instead."""
 
 
-class NodeSink(Protocol):
-    """Where the reader hands the nodes, in document order."""
-
-    def open_node(self, values: tuple[str | None, ...]) -> None: ...
-
-    def close_node(self) -> None: ...
+#: A node's values in ``NODE_FIELDS`` order where it opens, None where it closes.
+TagEvent = tuple[str | None, ...] | None
 
 
 def _char(match: re.Match[str]) -> str:
@@ -104,19 +110,19 @@ def _with_entities_decoded(values: tuple[str | None, ...]) -> tuple[str | None, 
     return tuple(decoded)
 
 
-def read_canonical(xml_text: str, sink: NodeSink) -> str:
-    """Hand the nodes of a dump in uiautomator's layout to ``sink``; return the hierarchy's rotation.
+def read_canonical(xml_text: str) -> tuple[str, list[TagEvent]]:
+    """The rotation and the tag events of a dump in uiautomator's layout.
 
-    ``open_node`` gets the values in ``NODE_FIELDS`` order (None for an
-    attribute the node lacks); an empty ``<node .../>`` is opened and closed.
-    Raises NotCanonical, possibly after handing over some nodes, when the text
-    strays from that layout or its tags do not nest.
+    Each ``<node>`` gives its values (None for an attribute it lacks) and,
+    where it closes, None; an empty ``<node .../>`` gives both at once.
+    Raises NotCanonical when the text strays from that layout or its tags do not nest.
     """
     head = _HIERARCHY.match(xml_text)
     if head is None:
         raise NotCanonical("the root is not <hierarchy rotation=...>")
     match_tag = _TAG.match
-    open_node, close_node = sink.open_node, sink.close_node
+    events: list[TagEvent] = []
+    add = events.append
     depth = 0
     pos = head.end()
     # Entities are rare: only the tag holding the next "&" of the text is decoded.
@@ -129,16 +135,16 @@ def read_canonical(xml_text: str, sink: NodeSink) -> str:
             if depth == 0:
                 raise NotCanonical("</node> without an open node")
             depth -= 1
-            close_node()
+            add(None)
             continue
         if -1 < ampersand < pos:
             values = _with_entities_decoded(values)
             ampersand = xml_text.find("&", pos)
-        open_node(values)
+        add(values)
         if xml_text[pos - 2] == "/":
-            close_node()
+            add(None)
         else:
             depth += 1
     if depth or _END.match(xml_text, pos) is None:
         raise NotCanonical(f"unexpected text at offset {pos}")
-    return head.group(1)
+    return head.group(1), events

@@ -26,7 +26,7 @@ def _digest(material: str) -> str:
     return hashlib.blake2b(material.encode("utf-8", "surrogatepass"), digest_size=16).hexdigest()
 
 
-def assign_keys(window_roots: list[RawNode], kinds: list[WindowKind]) -> None:
+def assign_keys(nodes: list[RawNode], window_roots: list[RawNode], kinds: list[WindowKind]) -> None:
     """Identity keys of kept nodes and their ancestors: (class, resource id, masked label) chained from the window.
 
     Siblings with one masked identity are told apart by their full text, and
@@ -39,12 +39,10 @@ def assign_keys(window_roots: list[RawNode], kinds: list[WindowKind]) -> None:
         root.key = hashlib.blake2b(
             f"{base}|{root_seen[base]}|{root.cls}|{root.rid}".encode(), digest_size=16
         ).hexdigest()
-        stack = [root]
-        while stack:
-            parent = stack.pop()
-            if parent.children:
-                _key_siblings(parent)
-                stack.extend(parent.children)
+    # Document order keys every parent before its children.
+    for node in nodes:
+        if node.children:
+            _key_siblings(node)
 
 
 def _identity(node: RawNode) -> str:
@@ -62,10 +60,14 @@ def _discriminating_text(node: RawNode) -> str:
 
 def _key_siblings(parent: RawNode) -> None:
     children = parent.children
-    if not children:
+    if len(children) == 1:
+        # Wrapper chains: the most common parent of all.
+        only = children[0]
+        if only.kept or only.children:
+            only.key = _digest(parent.key + "\x1f" + _identity(only) + "\x1f")
         return
     identities = [_identity(c) for c in children]
-    if len(identities) == 1 or len(set(identities)) == len(identities):
+    if len(set(identities)) == len(identities):
         # The common case (wrapper chains, distinct siblings): no twins, so nothing to discriminate.
         prefix = parent.key + "\x1f"
         for child, ident in zip(children, identities, strict=True):

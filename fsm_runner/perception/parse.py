@@ -143,6 +143,9 @@ def _element(node: RawNode, window: int) -> Element:
         parent_id: str | None = node.merged_into.element_id
     else:
         parent_id = node.kept_above.element_id if node.kept_above is not None else None
+    checkable, checked, clickable, enabled, focusable, focused, scrollable, long_clickable, password, selected = (
+        node.flags
+    )
     # Positional: a 29-keyword call costs three times as much, and this runs for every kept node.
     return Element(
         node.element_id,  # element_id
@@ -157,16 +160,16 @@ def _element(node: RawNode, window: int) -> Element:
         node.rid,  # resource_id
         node.package,  # package
         node.bounds,  # bounds
-        node.clickable,  # clickable
-        node.long_clickable,  # long_clickable
-        node.checkable,  # checkable
-        node.checked,  # checked
-        node.enabled,  # enabled
-        node.focusable,  # focusable
-        node.focused,  # focused
-        node.scrollable,  # scrollable
-        node.selected,  # selected
-        node.password,  # password
+        clickable,  # clickable
+        long_clickable,  # long_clickable
+        checkable,  # checkable
+        checked,  # checked
+        enabled,  # enabled
+        focusable,  # focusable
+        focused,  # focused
+        scrollable,  # scrollable
+        selected,  # selected
+        password,  # password
         node.shown,  # visible
         bool(node.occluded_by),  # occluded
         parent_id,  # parent_id
@@ -232,7 +235,7 @@ def parse_dump(data: str | bytes) -> Screen:
     for z, w in enumerate(order):
         z_of[w] = z
     _assign_labels(nodes)
-    assign_keys(window_roots, kinds)
+    assign_keys(nodes, window_roots, kinds)
     _mark_visibility(nodes, window_roots, kinds, z_of, screen_bounds)
     _inherit_from_parents(nodes)
     assign_ids(nodes)

@@ -6,7 +6,7 @@ import re
 from xml.parsers import expat
 
 from fsm_runner.errors import PerceptionError
-from fsm_runner.perception.canonical_reader import NODE_FIELDS, NotCanonical, read_canonical
+from fsm_runner.perception.canonical_reader import FLAG_NAMES, NotCanonical, TagEvent, flags_text, read_canonical
 from fsm_runner.perception.dump_text import without_illegal_chars
 from fsm_runner.perception.resource_ids import rid_carries_meaning
 from fsm_runner.perception.role_words import role_word
@@ -46,6 +46,24 @@ def _remember_role(shape: tuple[str, bool, bool, bool, bool]) -> str:
     return role
 
 
+#: The ten flags in ``FLAG_NAMES`` order, by their text in the dump.
+Flags = tuple[bool, bool, bool, bool, bool, bool, bool, bool, bool, bool]
+_FLAG_SETS: dict[str, Flags] = {}
+
+
+def _decode_flags(text: str) -> Flags:
+    # Both readers hand over the text in uiautomator's form: ten name="true|false" pairs.
+    values = text.split('"')[1::2]
+    checkable, checked, clickable, enabled, focusable, focused, scrollable, long_clickable, password, selected = (
+        v == "true" for v in values
+    )
+    flags = (checkable, checked, clickable, enabled, focusable, focused, scrollable, long_clickable, password, selected)
+    if len(_FLAG_SETS) >= _MAX_ROLES:
+        _FLAG_SETS.clear()
+    _FLAG_SETS[text] = flags
+    return flags
+
+
 class RawNode:
     """A raw ``<node>`` while the screen is being built: its attributes, then what the parser finds out.
 
@@ -58,36 +76,29 @@ class RawNode:
         "_corners",
         "acts",
         "checkable",
-        "checked",
         "children",
-        "clickable",
         "cls",
         "context",
         "depth",
         "desc",
         "element_id",
-        "enabled",
         "enclosing_row",
-        "focusable",
-        "focused",
+        "flags",
         "hint",
         "kept",
         "kept_above",
         "key",
         "label",
-        "long_clickable",
         "merged_into",
         "occluded_by",
         "ordinal",
         "own_label",
         "package",
         "parent",
-        "password",
         "rid",
         "role",
         "row_label",
         "scrollable",
-        "selected",
         "shown",
         "text",
         "window",
@@ -96,29 +107,7 @@ class RawNode:
     shown: bool
 
     def __init__(self, values: tuple[str | None, ...], parent: RawNode | None, depth: int, window: int) -> None:
-        (
-            text,
-            rid,
-            cls,
-            package,
-            desc,
-            checkable,
-            checked,
-            clickable,
-            enabled,
-            focusable,
-            focused,
-            scrollable,
-            long_clickable,
-            password,
-            selected,
-            visible,
-            x1,
-            y1,
-            x2,
-            y2,
-            hint,
-        ) = values
+        text, rid, cls, package, desc, flag_text, visible, x1, y1, x2, y2, hint = values
         self.cls = cls = cls or ""
         self.text = text or ""
         self.desc = desc or ""
@@ -129,34 +118,31 @@ class RawNode:
         self._corners = (x1, y1, x2, y2)
         self._box: tuple[int, int, int, int] | None = None
         self._bounds: Bounds | None = None
-        self.clickable = is_clickable = clickable == "true"
-        self.long_clickable = is_long_clickable = long_clickable == "true"
-        self.acts = acts = is_clickable or is_long_clickable
+        flags = _FLAG_SETS.get(flag_text or "")
+        if flags is None:
+            flags = _decode_flags(flag_text or "")
+        self.flags = flags
+        checkable, checked, clickable, _, _, focused, scrollable, long_clickable, _, selected = flags
+        self.checkable = checkable
+        self.scrollable = scrollable
+        self.acts = acts = clickable or long_clickable
         self.own_label = own_label = self.text or self.desc
-        self.checkable = is_checkable = checkable == "true"
-        self.checked = is_checked = checked == "true"
-        self.enabled = enabled != "false"
-        self.focusable = focusable == "true"
-        self.focused = is_focused = focused == "true"
-        self.scrollable = is_scrollable = scrollable == "true"
-        self.selected = is_selected = selected == "true"
-        self.password = password == "true"
         # What a node is by itself is settled as it is read; labels and visibility need the whole tree.
-        shape = (cls, acts, is_scrollable, is_checkable, bool(own_label))
+        shape = (cls, acts, scrollable, checkable, bool(own_label))
         role = _ROLES.get(shape)
         if role is None:
             role = _remember_role(shape)
         self.role = role
         self.kept = bool(
             acts
-            or is_checkable
-            or is_scrollable
+            or checkable
+            or scrollable
             or role == "field"
             or own_label.strip()
             or hint
-            or is_checked
-            or is_selected
-            or is_focused
+            or checked
+            or selected
+            or focused
             or rid_carries_meaning(rid)
         )
         self.shown = visible != "false" and (parent is None or parent.shown)
@@ -192,70 +178,81 @@ class RawNode:
 
 
 class RawTree:
-    """The nodes of one dump in document order and its window roots, built from either reader's tags."""
+    """The nodes of one dump in document order and its window roots."""
 
-    def __init__(self) -> None:
+    def __init__(self, events: list[TagEvent], rotation: str) -> None:
+        """Build the tree from tag events: a values tuple opens a node, None closes the latest open one."""
+        self.rotation = rotation
         self.nodes: list[RawNode] = []
         self.window_roots: list[RawNode] = []
+        nodes, roots = self.nodes, self.window_roots
+        stack: list[RawNode] = []
+        # One loop over a list rather than a callback per tag: this runs for every node of every dump.
+        for values in events:
+            if values is None:
+                stack.pop()
+                continue
+            if stack:
+                parent = stack[-1]
+                node = RawNode(values, parent, parent.depth + 1, parent.window)
+                parent.children.append(node)
+            else:
+                node = RawNode(values, None, 0, len(roots))
+                roots.append(node)
+            nodes.append(node)
+            stack.append(node)
+
+
+class _ExpatEvents:
+    """Expat callbacks turned into tag events; elements other than ``<node>`` are left out with their content."""
+
+    def __init__(self) -> None:
+        self.events: list[TagEvent] = []
         self.rotation = "0"
         self.root_tag = ""
-        self._stack: list[RawNode | None] = []
+        # For each open element: whether it was handed on as a node (and so needs a closing event).
+        self._open: list[bool] = []
 
-    def open_node(self, values: tuple[str | None, ...]) -> None:
-        """A ``<node>`` begins, with its values in ``NODE_FIELDS`` order."""
-        stack = self._stack
-        parent = stack[-1] if stack else None
-        if parent is None:
-            if stack and len(stack) > 1:
-                # Inside an element that is not a node: not part of the hierarchy.
-                stack.append(None)
-                return
-            node = RawNode(values, None, 0, len(self.window_roots))
-            self.window_roots.append(node)
-        else:
-            node = RawNode(values, parent, parent.depth + 1, parent.window)
-            parent.children.append(node)
-        self.nodes.append(node)
-        stack.append(node)
-
-    def close_node(self) -> None:
-        self._stack.pop()
-
-    def _start(self, tag: str, attrib: dict[str, str]) -> None:
+    def start(self, tag: str, attrib: dict[str, str]) -> None:
+        opened = self._open
         if not self.root_tag:
             self.root_tag = tag
             if tag == "hierarchy":
                 self.rotation = attrib.get("rotation", "0")
-                self._stack.append(None)
+                opened.append(False)
                 return
-        if tag == "node":
-            x1, y1, x2, y2 = parse_box(attrib.get("bounds"))
-            self.open_node((*map(attrib.get, NODE_FIELDS[:-5]), str(x1), str(y1), str(x2), str(y2), attrib.get("hint")))
+        # A node counts when it is the root, sits right under the root, or sits in a node that counts.
+        if tag == "node" and (len(opened) < 2 or opened[-1]):
+            get = attrib.get
+            x1, y1, x2, y2 = parse_box(get("bounds"))
+            # As uiautomator means them: only "false" turns off enabled, only "true" turns on the rest.
+            on = (get(name) != "false" if name == "enabled" else get(name) == "true" for name in FLAG_NAMES)
+            flags = flags_text(on)
+            self.events.append(
+                (
+                    *map(get, ("text", "resource-id", "class", "package", "content-desc")),
+                    flags,
+                    get("visible-to-user"),
+                    *(str(x1), str(y1), str(x2), str(y2)),
+                    get("hint"),
+                )
+            )
+            opened.append(True)
         else:
-            self._stack.append(None)
+            opened.append(False)
 
-    def _end(self, tag: str) -> None:
-        self._stack.pop()
+    def end(self, tag: str) -> None:
+        if self._open.pop():
+            self.events.append(None)
 
 
-def _expat_tree(xml_text: str) -> RawTree:
-    tree = RawTree()
+def _expat_events(xml_text: str) -> _ExpatEvents:
+    events = _ExpatEvents()
     parser = expat.ParserCreate()
-    parser.StartElementHandler = tree._start
-    parser.EndElementHandler = tree._end
+    parser.StartElementHandler = events.start
+    parser.EndElementHandler = events.end
     parser.Parse(xml_text, True)
-    return tree
-
-
-def _canonical_tree(xml_text: str) -> RawTree | None:
-    tree = RawTree()
-    tree._stack.append(None)
-    try:
-        tree.rotation = read_canonical(xml_text, tree)
-    except NotCanonical:
-        return None
-    tree.root_tag = "hierarchy"
-    return tree
+    return events
 
 
 def load_tree(xml_text: str, head: str) -> RawTree:
@@ -264,22 +261,25 @@ def load_tree(xml_text: str, head: str) -> RawTree:
     Dumps in uiautomator's own layout take the fast reader; everything else,
     and every error message, comes from expat.
     """
-    canonical = _canonical_tree(xml_text)
-    if canonical is not None:
-        return canonical
+    try:
+        rotation, events = read_canonical(xml_text)
+    except NotCanonical:
+        pass
+    else:
+        return RawTree(events, rotation)
     try:
         try:
-            builder = _expat_tree(xml_text)
+            read = _expat_events(xml_text)
         except expat.ExpatError:
             # Scanning every dump for forbidden control characters costs more than retrying the rare bad one.
             cleaned = without_illegal_chars(xml_text)
             if cleaned == xml_text:
                 raise
-            builder = _expat_tree(cleaned)
+            read = _expat_events(cleaned)
     except expat.ExpatError as err:
         raise PerceptionError(f"the hierarchy dump is not well-formed XML ({err})", head=head) from err
     except (ValueError, RecursionError, MemoryError) as err:
         raise PerceptionError(f"the hierarchy dump could not be read ({type(err).__name__})", head=head) from err
-    if builder.root_tag not in ("hierarchy", "node"):
-        raise PerceptionError(f"the dump's root is <{builder.root_tag}>, not <hierarchy>", head=head)
-    return builder
+    if read.root_tag not in ("hierarchy", "node"):
+        raise PerceptionError(f"the dump's root is <{read.root_tag}>, not <hierarchy>", head=head)
+    return RawTree(read.events, read.rotation)

@@ -10,7 +10,6 @@ from fsm_runner.errors import PerceptionError
 from fsm_runner.perception import parse_dump
 from fsm_runner.perception.canonical_reader import NotCanonical, read_canonical
 from fsm_runner.perception.dump_text import decode_dump, extract_xml
-from fsm_runner.perception.raw_tree import RawTree
 from tests.perception.corpus import CORPUS_FILES
 from tests.perception.demo_shop_tour import tour
 from tests.perception.dumps import N, hierarchy
@@ -39,9 +38,8 @@ def read_by_expat(xml: str | bytes) -> str:
 
 
 def takes_fast_path(xml: str | bytes) -> bool:
-    tree = RawTree()
     try:
-        read_canonical(extract_xml(decode_dump(xml)), tree)
+        read_canonical(extract_xml(decode_dump(xml)))
     except NotCanonical:
         return False
     return True
@@ -135,3 +133,15 @@ def trees(draw: st.DrawFn, depth: int = 2) -> N:
 def test_the_fast_path_and_expat_agree_on_any_hierarchy(roots: list[N]) -> None:
     xml = hierarchy(*roots)
     assert parse_dump(xml) == parse_dump(read_by_expat(xml))
+
+
+def test_flags_spelled_otherwise_read_as_uiautomator_means_them() -> None:
+    # Only "false" turns enabled off; only "true" turns the other flags on (a missing flag is off).
+    odd = CANONICAL_NODE.format(text='"x"').replace(' enabled="true"', "").replace('clickable="true"', 'clickable="1"')
+    element = parse_dump(dump_with(odd)).elements[0]
+    assert not takes_fast_path(dump_with(odd))
+    assert element.enabled
+    assert not element.clickable
+    off = CANONICAL_NODE.format(text='"x"').replace('enabled="true"', 'enabled="false"')
+    assert not parse_dump(dump_with(off)).elements[0].enabled
+    assert parse_dump(dump_with(off)) == parse_dump(read_by_expat(dump_with(off)))
