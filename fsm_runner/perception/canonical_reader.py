@@ -60,14 +60,14 @@ _VALUE = r'"([^"<\x00-\x1f\ud800-\udfff\ufffe\uffff]*)"'
 # One group for the ten flags: a dump has only a handful of distinct flag texts, decoded once each.
 _FLAGS = "(" + "".join(f' {name}="(?:true|false)"' for name in FLAG_NAMES) + ")"
 _NODE_OPEN = (
-    r'[ \t\r\n]*<node(?: NAF="true")? index="\d*"'
+    r'<node(?: NAF="true")? index="\d*"'
     rf" text={_VALUE} resource-id={_VALUE} class={_VALUE} package={_VALUE} content-desc={_VALUE}{_FLAGS}"
     r'(?: visible-to-user="(true|false)")? bounds="\[(-?\d+),(-?\d+)\]\[(-?\d+),(-?\d+)\]"'
     rf'(?: drawing-order="\d*")?(?: hint={_VALUE})? ?/?>'
 )
 #: One tag: an opening (or empty) ``<node>`` with its values in ``NODE_FIELDS`` order, or a closing
 #: ``</node>`` (every group None).
-_TAG = re.compile(rf"{_NODE_OPEN}|[ \t\r\n]*</node>")
+_TAG = re.compile(rf"[ \t\r\n]*(?:{_NODE_OPEN}|</node>)")
 _HIERARCHY = re.compile(r'<hierarchy rotation="(\d+)">')
 _END = re.compile(r"[ \t\r\n]*</hierarchy>\Z")
 _ENTITY = re.compile(r"&(?:#([0-9]+)|#x([0-9a-fA-F]+)|(amp|lt|gt|quot|apos));")

@@ -72,6 +72,7 @@ def _assign_labels(nodes: list[RawNode]) -> None:
                 if node.acts:
                     for t in texts:
                         if t.merged_into is None and not (t.checkable or t.scrollable):
+                            # A node that acts is always kept, so the text is shown through it.
                             t.merged_into = node
             if row:
                 node.row_label = label
@@ -138,8 +139,8 @@ def _inherit_from_parents(nodes: list[RawNode]) -> None:
 
 
 def _element(node: RawNode, window: int) -> Element:
-    merged = _is_merged(node)
-    if merged and node.merged_into is not None:
+    merged = node.merged_into is not None
+    if node.merged_into is not None:
         parent_id: str | None = node.merged_into.element_id
     else:
         parent_id = node.kept_above.element_id if node.kept_above is not None else None
@@ -200,7 +201,7 @@ def _title(elements: list[Element], windows: tuple[Window, ...]) -> str:
 def _assign_ordinals(nodes: list[RawNode]) -> None:
     groups: dict[tuple[str, str], list[RawNode]] = defaultdict(list)
     for node in nodes:
-        if node.kept and node.shown and not node.occluded_by and not _is_merged(node):
+        if node.kept and node.shown and not node.occluded_by and node.merged_into is None:
             # An empty label says nothing: the resource id tells unlabelled elements apart instead.
             groups[(node.role, node.label or short_resource_id(node.rid))].append(node)
     for members in groups.values():
@@ -209,10 +210,6 @@ def _assign_ordinals(nodes: list[RawNode]) -> None:
         members.sort(key=lambda n: (n.bounds.y1, n.bounds.x1))
         for ordinal, node in enumerate(members, start=1):
             node.ordinal = ordinal
-
-
-def _is_merged(node: RawNode) -> bool:
-    return node.merged_into is not None and node.merged_into.kept
 
 
 def parse_dump(data: str | bytes) -> Screen:

@@ -12,7 +12,9 @@ from enum import StrEnum
 import attrs
 
 
-@attrs.frozen
+# A dict class: attrs fills a frozen one by writing its __dict__, cheaper than object.__setattr__ per slot,
+# and the parser builds one for every element of every dump.
+@attrs.frozen(slots=False)
 class Bounds:
     """A rectangle in screen pixels, ``[x1,y1][x2,y2]`` as uiautomator writes it (x2, y2 exclusive)."""
 
@@ -65,6 +67,7 @@ class Window:
     bounds: Bounds
 
 
+# A dict class for the same reason as Bounds.
 @attrs.frozen(slots=False)
 class Element:
     """One meaningful node after de-noising.
