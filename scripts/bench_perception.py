@@ -54,7 +54,7 @@ def lost_interactive(xml: str, screen: Screen, planner_text: str) -> list[str]:
     """
     by_key: dict[tuple[str, ...], list[str]] = {}
     for e in screen.elements:
-        key = (e.cls, e.resource_id, e.text, e.content_desc, str(e.bounds))
+        key: tuple[str, ...] = (e.cls, e.resource_id, e.text, e.content_desc, str(e.bounds))
         by_key.setdefault(key, []).append(e.element_id)
     elements = {e.element_id: e for e in screen.elements}
     root = ET.fromstring(extract_xml(xml))
@@ -79,16 +79,31 @@ def lost_interactive(xml: str, screen: Screen, planner_text: str) -> list[str]:
     return missing
 
 
-def time_parse_render(xmls: list[str], repeat: int, rounds: int) -> list[list[float]]:
+def reference_work() -> int:
+    """A fixed piece of plain Python, timed beside the screens: how fast the machine runs Python just then."""
+    total = 0
+    for i in range(20_000):
+        total += i * i % 7
+    return total
+
+
+def time_parse_render(xmls: list[str], repeat: int, rounds: int) -> tuple[list[list[float]], list[float]]:
     """Milliseconds of parse + planner render + page summary, ``repeat`` runs per screen in each of ``rounds``.
 
     The rounds go over all screens in turn, so each screen's runs are spread
     over the whole benchmark and a burst of load from other processes on a
     shared machine cannot spoil all of them. The best run is the figure such
     load disturbs least (the ``timeit`` convention); the median is printed beside it.
+    Returns those runs per screen and, timed the same way in every round, the
+    runs of ``reference_work``.
     """
     samples: list[list[float]] = [[] for _ in xmls]
+    reference: list[float] = []
     for _ in range(rounds):
+        for _ in range(repeat):
+            start = time.perf_counter()
+            reference_work()
+            reference.append((time.perf_counter() - start) * 1000)
         for xml, runs in zip(xmls, samples, strict=True):
             for _ in range(repeat):
                 start = time.perf_counter()
@@ -96,7 +111,7 @@ def time_parse_render(xmls: list[str], repeat: int, rounds: int) -> list[list[fl
                 render(screen, "planner")
                 page_summary(screen)
                 runs.append((time.perf_counter() - start) * 1000)
-    return samples
+    return samples, reference
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -114,7 +129,7 @@ def main(argv: list[str] | None = None) -> int:
         return 2
     runs = args.repeat * args.rounds
     print(f"timing {len(screens)} screens, {runs} runs each ...", file=sys.stderr, flush=True)
-    samples = time_parse_render([xml for _, xml in screens], args.repeat, args.rounds)
+    samples, reference = time_parse_render([xml for _, xml in screens], args.repeat, args.rounds)
     print(
         f"{'screen':42} {'nodes':>5} {'kept':>5} {'raw_tok':>8} {'cmp_tok':>8} {'ratio':>6} "
         f"{'ms_best':>7} {'ms_med':>7} lost"
@@ -147,9 +162,13 @@ def main(argv: list[str] | None = None) -> int:
         f"{statistics.median(times):7.2f} {statistics.median(medians):7.2f} {lost_total}"
     )
     print(f"parse+render ms, worst screen: best-of-{runs} {max(times):.2f}, median-of-runs {max(medians):.2f}")
+    # The same figure in units of the reference work, for comparing runs taken when the machine ran faster or slower.
+    over_reference = max(times) / min(reference)
+    print(f"reference work ms: best-of-{runs} {min(reference):.3f}; worst screen / reference = {over_reference:.2f}")
     print(
         f"RESULT compact_over_raw_median={statistics.median(ratios):.4f} "
-        f"lost_interactive={lost_total} parse_render_ms_max={max(times):.2f}"
+        f"lost_interactive={lost_total} parse_render_ms_max={max(times):.2f} "
+        f"parse_render_over_reference={over_reference:.2f}"
     )
     return 0
 
