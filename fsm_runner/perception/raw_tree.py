@@ -1,4 +1,4 @@
-"""The raw ``<node>`` tree of a dump, read with expat straight into mutable nodes the parser annotates."""
+"""The raw ``<node>`` tree of a dump, read by the fast reader or by expat into mutable nodes the parser annotates."""
 
 from __future__ import annotations
 
@@ -33,13 +33,14 @@ def parse_box(value: str | None) -> tuple[int, int, int, int]:
     return x1, y1, x2, y2
 
 
+#: How many entries each decoding cache below keeps before it starts afresh.
+_MAX_CACHED = 4096
 #: Role words by (class, acts, scrollable, checkable, has text): most nodes of a dump share a few shapes.
 _ROLES: dict[tuple[str, bool, bool, bool, bool], str] = {}
-_MAX_ROLES = 4096
 
 
 def _remember_role(shape: tuple[str, bool, bool, bool, bool]) -> str:
-    if len(_ROLES) >= _MAX_ROLES:
+    if len(_ROLES) >= _MAX_CACHED:
         _ROLES.clear()
     cls, acts, scrollable, checkable, has_text = shape
     role = _ROLES[shape] = role_word(cls, clickable=acts, scrollable=scrollable, checkable=checkable, has_text=has_text)
@@ -58,7 +59,7 @@ def _decode_flags(text: str) -> Flags:
         v == "true" for v in values
     )
     flags = (checkable, checked, clickable, enabled, focusable, focused, scrollable, long_clickable, password, selected)
-    if len(_FLAG_SETS) >= _MAX_ROLES:
+    if len(_FLAG_SETS) >= _MAX_CACHED:
         _FLAG_SETS.clear()
     _FLAG_SETS[text] = flags
     return flags
