@@ -68,7 +68,7 @@ def _key_siblings(parent: RawNode) -> None:
         return
     identities = [_identity(c) for c in children]
     if len(set(identities)) == len(identities):
-        # The common case (wrapper chains, distinct siblings): no twins, so nothing to discriminate.
+        # Distinct siblings, the usual case: no twins, so nothing to discriminate.
         prefix = parent.key + "\x1f"
         for child, ident in zip(children, identities, strict=True):
             if child.kept or child.children:

@@ -139,11 +139,9 @@ def _inherit_from_parents(nodes: list[RawNode]) -> None:
 
 
 def _element(node: RawNode, window: int) -> Element:
+    # A merged text belongs to its clickable container; any other element to its nearest kept ancestor.
+    owner = node.merged_into or node.kept_above
     merged = node.merged_into is not None
-    if node.merged_into is not None:
-        parent_id: str | None = node.merged_into.element_id
-    else:
-        parent_id = node.kept_above.element_id if node.kept_above is not None else None
     checkable, checked, clickable, enabled, focusable, focused, scrollable, long_clickable, password, selected = (
         node.flags
     )
@@ -173,7 +171,7 @@ def _element(node: RawNode, window: int) -> Element:
         password,  # password
         node.shown,  # visible
         bool(node.occluded_by),  # occluded
-        parent_id,  # parent_id
+        owner.element_id if owner is not None else None,  # parent_id
         node.ordinal,  # ordinal
         node.context,  # context
         merged,  # merged
